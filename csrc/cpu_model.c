@@ -1,0 +1,69 @@
+/* cpu_model.c: the CPU order model. For every version it performs the additions the GPU performs,
+ * pair for pair and pass after pass, in the accumulator's own type, so its result has the same bits
+ * as the GPU's. The body is written once, in cpu_model_pass.h, and instantiated here for the three
+ * ways an accumulator adds: modulo 2^64 (int64 and uint64 add to the same bits), float and double. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cured.h"
+
+/* IEEE half to float, exactly (every half is a float). */
+static float half_to_float(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h >> 15) << 31;
+    const uint32_t exponent = (h >> 10) & 0x1f;
+    const uint32_t mantissa = h & 0x3ff;
+    uint32_t bits;
+    if (exponent == 0x1f) {
+        bits = sign | 0x7f800000u | (mantissa << 13); /* inf or NaN, payload kept */
+    } else if (exponent != 0) {
+        bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    } else if (mantissa == 0) {
+        bits = sign;
+    } else { /* subnormal half: mantissa x 2^-24, exact in float */
+        float magnitude = ldexpf((float)mantissa, -24);
+        memcpy(&bits, &magnitude, sizeof bits);
+        bits |= sign;
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* CUDA's limit on threads a block: the model's stand-in for shared memory has room for that many. */
+#define CURED_MAX_THREADS 1024
+
+#define ACC_T uint64_t
+#define ACC_NAME u64
+#include "cpu_model_pass.h"
+#define ACC_T float
+#define ACC_NAME f32
+#include "cpu_model_pass.h"
+#define ACC_T double
+#define ACC_NAME f64
+#include "cpu_model_pass.h"
+
+typedef void (*model_pass_fn)(const cured_version *, const void *, cured_dtype, int64_t, void *);
+
+int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in,
+                  int64_t n, void *result) {
+    const model_pass_fn pass = acc == CURED_ACC_FLOAT32   ? model_pass_f32
+                               : acc == CURED_ACC_FLOAT64 ? model_pass_f64
+                                                          : model_pass_u64;
+    const int64_t per_block = cured_elements_per_block(v);
+    memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
+    if (v->threads > CURED_MAX_THREADS) return -1;
+    if (n == 0) return 0;
+
+    const int64_t first_blocks = (n + per_block - 1) / per_block;
+    void *partials = malloc((size_t)first_blocks * 8);
+    if (partials == NULL) return -1;
+    /* Later passes reduce the partials in place: block b of a pass reads values [b*per_block, ...)
+     * and writes value b, which no later block of the pass reads. */
+    pass(v, in, in_dtype, n, partials);
+    for (int64_t count = first_blocks; count > 1; count = (count + per_block - 1) / per_block)
+        pass(v, partials, cured_acc_dtype(acc), count, partials);
+    memcpy(result, partials, (size_t)cured_dtype_size(cured_acc_dtype(acc)));
+    free(partials);
+    return 0;
+}

@@ -1,0 +1,63 @@
+/* cpu_model_pass.h: one pass of the CPU order model for the accumulator type ACC_T, included by
+ * cpu_model.c once per accumulator (ACC_T and ACC_NAME defined before each inclusion). */
+#define CURED_CAT_(a, b) a##_##b
+#define CURED_CAT(a, b) CURED_CAT_(a, b)
+#define LOAD CURED_CAT(model_load, ACC_NAME)
+#define PASS CURED_CAT(model_pass, ACC_NAME)
+
+/* Element i of in[0, n) converted to the accumulator, or 0 past the end, as cured::load does.
+ * Conversions are C's, as on the GPU: integers into floating round to nearest, into 64-bit integer
+ * accumulators they sign- or zero-extend (modulo 2^64). */
+static ACC_T LOAD(const void *in, cured_dtype dtype, int64_t i, int64_t n) {
+    if (i >= n) return (ACC_T)0;
+    switch (dtype) {
+    case CURED_BOOL: return (ACC_T)(((const uint8_t *)in)[i] != 0);
+    case CURED_INT8: return (ACC_T)((const int8_t *)in)[i];
+    case CURED_INT16: return (ACC_T)((const int16_t *)in)[i];
+    case CURED_INT32: return (ACC_T)((const int32_t *)in)[i];
+    case CURED_INT64: return (ACC_T)((const int64_t *)in)[i];
+    case CURED_UINT8: return (ACC_T)((const uint8_t *)in)[i];
+    case CURED_UINT16: return (ACC_T)((const uint16_t *)in)[i];
+    case CURED_UINT32: return (ACC_T)((const uint32_t *)in)[i];
+    case CURED_UINT64: return (ACC_T)((const uint64_t *)in)[i];
+    /* Floating inputs reach only floating accumulators (the launch tables have no other pair). */
+    case CURED_FLOAT16: return (ACC_T)half_to_float(((const uint16_t *)in)[i]);
+    case CURED_FLOAT32: return (ACC_T)((const float *)in)[i];
+    case CURED_FLOAT64: return (ACC_T)((const double *)in)[i];
+    case CURED_NUM_DTYPES: break;
+    }
+    return (ACC_T)0;
+}
+
+/* One pass: every block's partial sum, in the order the kernels add. For integer accumulators
+ * ACC_T is uint64_t, whose wrap-around is the GPU's int64 and uint64 addition. */
+static void PASS(const cured_version *v, const void *in, cured_dtype dtype, int64_t n, void *out_) {
+    ACC_T *out = (ACC_T *)out_;
+    ACC_T s[CURED_MAX_THREADS]; /* the block's shared memory */
+    const int64_t per_block = cured_elements_per_block(v);
+    const int64_t blocks = (n + per_block - 1) / per_block;
+    const int threads = v->threads;
+    for (int64_t b = 0; b < blocks; ++b) {
+        /* Each thread adds its elements, `threads` apart, in order: load, then += load ... */
+        for (int t = 0; t < threads; ++t) {
+            const int64_t first = b * per_block + t;
+            ACC_T sum = LOAD(in, dtype, first, n);
+            for (int k = 1; k < v->per_thread; ++k) sum += LOAD(in, dtype, first + (int64_t)k * threads, n);
+            s[t] = sum;
+        }
+        /* ... then the block's tree. */
+        if (v->tree == CURED_TREE_INTERLEAVED) {
+            for (int stride = 1; stride < threads; stride *= 2)
+                for (int t = 0; t < threads; t += 2 * stride) s[t] += s[t + stride];
+        } else {
+            for (int stride = threads / 2; stride > 0; stride /= 2)
+                for (int t = 0; t < stride; ++t) s[t] += s[t + stride];
+        }
+        out[b] = s[0];
+    }
+}
+
+#undef LOAD
+#undef PASS
+#undef ACC_T
+#undef ACC_NAME

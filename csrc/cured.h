@@ -1,0 +1,152 @@
+/* cured.h: what the C host code, the CUDA kernels and the CPU order model share.
+ *
+ * This header is C11 and C++17 at once: the kernels (.cu) include it for the version table and the
+ * dtype codes, the host glue (.c) for everything else. */
+#ifndef CURED_H
+#define CURED_H
+
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- element types -------------------------------------------------------------------------
+ * The input dtypes cured sums, in the order of cured_dtype. X(CODE, numpy-name, item size). */
+#define CURED_DTYPES(X)                                                                            \
+    X(BOOL, "bool", 1)                                                                             \
+    X(INT8, "int8", 1)                                                                             \
+    X(INT16, "int16", 2)                                                                           \
+    X(INT32, "int32", 4)                                                                           \
+    X(INT64, "int64", 8)                                                                           \
+    X(UINT8, "uint8", 1)                                                                           \
+    X(UINT16, "uint16", 2)                                                                         \
+    X(UINT32, "uint32", 4)                                                                         \
+    X(UINT64, "uint64", 8)                                                                         \
+    X(FLOAT16, "float16", 2)                                                                       \
+    X(FLOAT32, "float32", 4)                                                                       \
+    X(FLOAT64, "float64", 8)
+
+#define CURED_DTYPE_ENUM(code, name, size) CURED_##code,
+typedef enum { CURED_DTYPES(CURED_DTYPE_ENUM) CURED_NUM_DTYPES } cured_dtype;
+#undef CURED_DTYPE_ENUM
+
+/* The accumulator types, as NumPy's sum chooses them: bool and signed integers sum into int64,
+ * unsigned into uint64, float16 and float32 into float32, float64 into float64. `dtype=` may pick
+ * another of these four. Each accumulator is also an input dtype: passes after the first read the
+ * partial sums of the pass before. */
+#define CURED_ACCS(X)                                                                              \
+    X(INT64, CURED_INT64)                                                                          \
+    X(UINT64, CURED_UINT64)                                                                        \
+    X(FLOAT32, CURED_FLOAT32)                                                                      \
+    X(FLOAT64, CURED_FLOAT64)
+
+#define CURED_ACC_ENUM(code, dtype) CURED_ACC_##code,
+typedef enum { CURED_ACCS(CURED_ACC_ENUM) CURED_NUM_ACCS } cured_acc;
+#undef CURED_ACC_ENUM
+
+const char *cured_dtype_name(cured_dtype dtype);
+int cured_dtype_size(cured_dtype dtype);
+int cured_dtype_is_float(cured_dtype dtype);
+cured_dtype cured_acc_dtype(cured_acc acc);
+
+/* ---- versions ------------------------------------------------------------------------------
+ * The one registry of kernel versions. Each row:
+ *   X(id, symbol, name, threads a block, elements a thread, tree order, summary)
+ * `symbol` names the kernel's source file (csrc/kernels/<symbol>.cu) and its launch table.
+ * Elements a thread: how many input elements each thread adds up before the block's tree.
+ * Tree order: the pairs the block's tree adds, which the CPU order model follows:
+ *   INTERLEAVED  step s = 1, 2, 4, ...: s[i] += s[i + s] for i a multiple of 2s;
+ *   SEQUENTIAL   step s = T/2, ..., 1:  s[i] += s[i + s] for i < s. */
+#define CURED_VERSIONS(X)                                                                                       \
+    X(0, v0_global_memory, "global memory", 256, 1, CURED_TREE_INTERLEAVED,                                     \
+      "interleaved tree in a global-memory scratch array; tid % (2*s) == 0 picks the adders (divergent)")      \
+    X(1, v1_shared_memory, "shared memory", 256, 1, CURED_TREE_INTERLEAVED,                                     \
+      "the same tree in on-chip shared memory")                                                                \
+    X(2, v2_no_divergence, "no divergence", 256, 1, CURED_TREE_INTERLEAVED,                                     \
+      "index = 2*s*tid keeps the working threads contiguous; bank conflicts remain")                           \
+    X(3, v3_no_bank_conflict, "no bank conflict", 256, 1, CURED_TREE_SEQUENTIAL,                                \
+      "sequential addressing, s = T/2 ... 1, tid < s: a warp reads 32 consecutive words")                      \
+    X(4, v4_add_during_load, "add during load", 256, 2, CURED_TREE_SEQUENTIAL,                                  \
+      "each thread adds two elements blockDim apart while loading: half the blocks, no idle first step")       \
+    X(5, v5_unroll_last_warp, "unroll last warp", 256, 2, CURED_TREE_SEQUENTIAL,                                \
+      "the last six steps run in the first warp with __syncwarp instead of __syncthreads")                     \
+    X(6, v6_completely_unroll, "completely unroll", 256, 2, CURED_TREE_SEQUENTIAL,                              \
+      "block size is a template parameter: the shared-memory loop unrolls at compile time")                    \
+    X(7, v7_many_elements_per_thread, "many elements a thread", 256, 128, CURED_TREE_SEQUENTIAL,                \
+      "each thread sums 128 elements blockDim apart in a register before the tree")                            \
+    X(8, v8_warp_shuffle, "warp shuffle", 256, 128, CURED_TREE_SEQUENTIAL,                                      \
+      "the last warp reduces in registers with __shfl_down_sync, not through shared memory")
+
+typedef enum { CURED_TREE_INTERLEAVED, CURED_TREE_SEQUENTIAL } cured_tree_order;
+
+/* Compile-time shapes for the kernels: <symbol>_threads and <symbol>_per_thread. */
+#define CURED_SHAPE_ENUM(id, sym, name, threads, per_thread, tree, summary)                        \
+    sym##_threads = (threads), sym##_per_thread = (per_thread),
+enum { CURED_VERSIONS(CURED_SHAPE_ENUM) };
+#undef CURED_SHAPE_ENUM
+
+/* One pass of a version: reduces n elements of `in` to one partial sum a block in `out`.
+ * `scratch` holds (blocks x threads) accumulators for versions whose tree runs in global memory
+ * (V0) and is NULL otherwise. Returns the launch's error. */
+typedef cudaError_t (*cured_launch_fn)(const void *in, void *out, int64_t n, void *scratch,
+                                       cudaStream_t stream);
+
+/* A version's launchers, by input dtype and accumulator; NULL where the pair is not summed
+ * (a floating input into an integer accumulator). */
+typedef struct {
+    cured_launch_fn fn[CURED_NUM_DTYPES][CURED_NUM_ACCS];
+} cured_launch_table;
+
+typedef struct {
+    int id;
+    const char *symbol;
+    const char *name;
+    const char *summary;
+    int threads;            /* threads a block */
+    int per_thread;         /* input elements a thread */
+    cured_tree_order tree;  /* the block tree's order */
+    int tree_in_global;     /* the block tree runs in a global-memory scratch array (V0) */
+    const cured_launch_table *launchers;
+} cured_version;
+
+extern const cured_version cured_versions[];
+extern const int cured_num_versions;
+
+/* The version with this id, or NULL. */
+const cured_version *cured_find_version(long id);
+
+static inline int64_t cured_elements_per_block(const cured_version *v) {
+    return (int64_t)v->threads * v->per_thread;
+}
+
+/* ---- the two ways to sum -------------------------------------------------------------------
+ * Both reduce n elements of `in` (host memory) with version `v`, pass after pass, to one
+ * accumulator written to *result (8 bytes: int64, uint64, float or double). */
+
+/* Where a CUDA call failed: the error and the call's name. */
+typedef struct {
+    cudaError_t code;
+    const char *call;
+} cured_cuda_status;
+
+/* On the current GPU. Thread-safe; call it without the GIL. */
+cured_cuda_status cured_gpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc,
+                                const void *in, int64_t n, void *result);
+
+/* The CPU order model: the same additions in the same order as cured_gpu_sum, so the same bits.
+ * Returns 0, or -1 when memory for the partial sums could not be had or the version's block is
+ * larger than CUDA allows. */
+int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in,
+                  int64_t n, void *result);
+
+/* Device set-up shared by every GPU entry point: selects nothing, but checks that a device is
+ * there and gives the current device's memory pool a release threshold that keeps freed memory
+ * cached between calls. */
+cured_cuda_status cured_device_ready(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,29 @@
+// V0: global memory.
+//
+// The starting point. Each block copies its 256 elements into a scratch array in global memory
+// (cured's own buffer, never the caller's input) and sums them as a tree: at step s = 1, 2, 4, ...,
+// thread tid adds the element s to its right when tid is a multiple of 2s. Every step reads and
+// writes device memory, and the test `tid % (2*s) == 0` leaves most threads of every warp idle while
+// the warp still runs (divergence).
+//
+// Napkin math: 4 bytes in (float32), but each block also writes and rereads 256 accumulators in
+// global memory log2(256) = 8 times: far more traffic than the input itself.
+#include "common.cuh"
+
+template <class In, class Acc>
+__global__ void reduce_v0(const In *in, Acc *out, int64_t n, Acc *scratch) {
+    const unsigned tid = threadIdx.x;
+    const int64_t i = int64_t(blockIdx.x) * blockDim.x + tid;
+    Acc *block = scratch + int64_t(blockIdx.x) * blockDim.x;
+
+    block[tid] = cured::load<Acc>(in, i, n);
+    __syncthreads();
+
+    for (unsigned s = 1; s < blockDim.x; s *= 2) {
+        if (tid % (2 * s) == 0) block[tid] += block[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = block[0];
+}
+
+CURED_EXPORT_KERNEL(v0_global_memory, reduce_v0<In, Acc>)

@@ -1,0 +1,27 @@
+// V5: unroll the last warp.
+//
+// What changed from V4: once 64 values are left (s <= 32), only the first warp works, and a warp
+// needs no block-wide barrier. The loop stops at s > 32 and the first warp finishes the last six
+// steps in cured::warp_reduce_shared (last_warp.cuh), unrolled, with __syncwarp between steps instead
+// of __syncthreads. Same pairs as V4, same bits.
+#include "common.cuh"
+#include "last_warp.cuh"
+
+template <class In, class Acc>
+__global__ void reduce_v5(const In *in, Acc *out, int64_t n) {
+    __shared__ Acc sdata[v5_unroll_last_warp_threads];
+    const unsigned tid = threadIdx.x;
+    const int64_t i = int64_t(blockIdx.x) * (blockDim.x * 2) + tid;
+
+    sdata[tid] = cured::load<Acc>(in, i, n) + cured::load<Acc>(in, i + blockDim.x, n);
+    __syncthreads();
+
+    for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid < 32) cured::warp_reduce_shared(sdata, tid);
+    if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
+CURED_EXPORT_KERNEL(v5_unroll_last_warp, reduce_v5<In, Acc>)

@@ -1,0 +1,28 @@
+// V6: completely unroll.
+//
+// What changed from V5: the block size is a template parameter, so the loop's bounds are known at
+// compile time and `#pragma unroll` turns it into straight-line code: no loop counter, no compare,
+// no branch back. Same pairs as V5, same bits.
+#include "common.cuh"
+#include "last_warp.cuh"
+
+template <unsigned BlockSize, class In, class Acc>
+__global__ void reduce_v6(const In *in, Acc *out, int64_t n) {
+    static_assert(BlockSize >= 64 && (BlockSize & (BlockSize - 1)) == 0, "a power of two, at least two warps");
+    __shared__ Acc sdata[BlockSize];
+    const unsigned tid = threadIdx.x;
+    const int64_t i = int64_t(blockIdx.x) * (BlockSize * 2) + tid;
+
+    sdata[tid] = cured::load<Acc>(in, i, n) + cured::load<Acc>(in, i + BlockSize, n);
+    __syncthreads();
+
+#pragma unroll
+    for (unsigned s = BlockSize / 2; s > 32; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid < 32) cured::warp_reduce_shared(sdata, tid);
+    if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
+CURED_EXPORT_KERNEL(v6_completely_unroll, reduce_v6<v6_completely_unroll_threads, In, Acc>)

@@ -1,0 +1,363 @@
+/* module.c: cured._cured, the CPython extension. It turns Python arguments into a dtype, an
+ * accumulator, a version and a contiguous buffer, runs the GPU reduction or the CPU order model
+ * with the GIL released, and turns CUDA failures into Python exceptions. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <string.h>
+
+#include "cured.h"
+
+typedef struct {
+    PyObject *cuda_error; /* cured.CudaError */
+} module_state;
+
+static module_state *state_of(PyObject *module) { return (module_state *)PyModule_GetState(module); }
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+/* Raises the Python exception for a failed CUDA call: MemoryError when the device is out of memory,
+ * cured.CudaError (with the CUDA error code in .code) otherwise. Returns NULL. */
+static PyObject *raise_cuda(PyObject *module, cured_cuda_status status) {
+    if (status.code == cudaErrorMemoryAllocation)
+        return PyErr_Format(PyExc_MemoryError, "cured: out of GPU memory (%s: %s)", status.call,
+                            cudaGetErrorString(status.code));
+    PyObject *type = state_of(module)->cuda_error;
+    const int no_gpu = status.code == cudaErrorNoDevice || status.code == cudaErrorInsufficientDriver;
+    PyObject *error = PyObject_CallFunction(type, "N", PyUnicode_FromFormat("%s%s: %s (in %s)",
+        no_gpu ? "no usable CUDA GPU: cured needs an NVIDIA GPU and driver for this; " : "",
+        cudaGetErrorName(status.code), cudaGetErrorString(status.code), status.call));
+    PyObject *code = PyLong_FromLong((long)status.code);
+    if (error != NULL && code != NULL && PyObject_SetAttrString(error, "code", code) == 0)
+        PyErr_SetObject(type, error);
+    Py_XDECREF(code);
+    Py_XDECREF(error);
+    return NULL;
+}
+
+/* Runs a CUDA query unless one has failed already; records the failure, named `what`, in `status`. */
+#define CURED_QUERY(status, what, expr)                                                            \
+    if ((status).code == cudaSuccess && ((status).code = (expr)) != cudaSuccess) (status).call = (what)
+
+/* ---- dtypes ---------------------------------------------------------------------------------- */
+
+/* The cured_dtype of a NumPy dtype, or -1 with TypeError set. */
+static int dtype_of(PyArray_Descr *descr) {
+    const int size = (int)PyDataType_ELSIZE(descr);
+    switch (descr->kind) {
+    case 'b': return CURED_BOOL;
+    case 'i':
+        switch (size) {
+        case 1: return CURED_INT8;
+        case 2: return CURED_INT16;
+        case 4: return CURED_INT32;
+        case 8: return CURED_INT64;
+        }
+        break;
+    case 'u':
+        switch (size) {
+        case 1: return CURED_UINT8;
+        case 2: return CURED_UINT16;
+        case 4: return CURED_UINT32;
+        case 8: return CURED_UINT64;
+        }
+        break;
+    case 'f':
+        switch (size) {
+        case 2: return CURED_FLOAT16;
+        case 4: return CURED_FLOAT32;
+        case 8: return CURED_FLOAT64;
+        }
+        break;
+    case 'c':
+        PyErr_Format(PyExc_TypeError, "cured.sum: complex input (dtype %R) is not supported yet", descr);
+        return -1;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "cured.sum: cannot sum an array of dtype %R; cured sums bool, int8 to int64, uint8 to "
+                 "uint64, float16, float32 and float64",
+                 descr);
+    return -1;
+}
+
+static int npy_type_of(cured_dtype dtype) {
+    static const int types[] = {NPY_BOOL,   NPY_INT8,   NPY_INT16,  NPY_INT32,
+                                NPY_INT64,  NPY_UINT8,  NPY_UINT16, NPY_UINT32,
+                                NPY_UINT64, NPY_HALF,   NPY_FLOAT,  NPY_DOUBLE};
+    _Static_assert(sizeof types / sizeof types[0] == CURED_NUM_DTYPES, "one NumPy type a cured dtype");
+    return types[dtype];
+}
+
+/* NumPy's accumulator for a sum of `dtype` with no dtype= given. */
+static cured_acc default_acc(cured_dtype dtype) {
+    switch (dtype) {
+    case CURED_UINT8: case CURED_UINT16: case CURED_UINT32: case CURED_UINT64: return CURED_ACC_UINT64;
+    case CURED_FLOAT16: case CURED_FLOAT32: return CURED_ACC_FLOAT32;
+    case CURED_FLOAT64: return CURED_ACC_FLOAT64;
+    default: return CURED_ACC_INT64; /* bool and signed integers */
+    }
+}
+
+/* Resolves the accumulator and the result's dtype for summing `in` with dtype= `requested` (NULL
+ * for none), as numpy.sum does. Returns 0, or -1 with TypeError set. */
+static int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc, cured_dtype *result) {
+    if (requested == NULL) {
+        *acc = default_acc(in);
+        *result = in == CURED_FLOAT16 ? CURED_FLOAT16 : cured_acc_dtype(*acc);
+        return 0;
+    }
+    if (PyDataType_ISNOTSWAPPED(requested)) {
+        const int size = (int)PyDataType_ELSIZE(requested);
+        const char kind = requested->kind;
+        if (kind == 'i' && size == 8) *acc = CURED_ACC_INT64;
+        else if (kind == 'u' && size == 8) *acc = CURED_ACC_UINT64;
+        else if (kind == 'f' && size == 4) *acc = CURED_ACC_FLOAT32;
+        else if (kind == 'f' && size == 8) *acc = CURED_ACC_FLOAT64;
+        else if (kind == 'f' && size == 2 && in == CURED_FLOAT16) *acc = CURED_ACC_FLOAT32; /* as NumPy */
+        else goto unsupported;
+        *result = kind == 'f' && size == 2 ? CURED_FLOAT16 : cured_acc_dtype(*acc);
+        if (cured_dtype_is_float(in) && !cured_dtype_is_float(*result)) {
+            PyErr_Format(PyExc_TypeError,
+                         "cured.sum: cannot sum %s input in an integer dtype (%R): NumPy's cast of "
+                         "NaN, infinity and out-of-range floats to integers is undefined",
+                         cured_dtype_name(in), requested);
+            return -1;
+        }
+        return 0;
+    }
+unsupported:
+    PyErr_Format(PyExc_TypeError,
+                 "cured.sum: dtype=%R is not supported; cured accumulates in int64, uint64, float32 or "
+                 "float64 (and float16, accumulated in float32, for float16 input)",
+                 requested);
+    return -1;
+}
+
+/* ---- sum ------------------------------------------------------------------------------------- */
+
+static PyObject *py_sum(PyObject *module, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"a", "version", "dtype", "device", NULL};
+    PyObject *input, *version_obj;
+    PyArray_Descr *requested = NULL;
+    const char *device = "gpu";
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O&s:sum", keywords, &input, &version_obj,
+                                     PyArray_DescrConverter2, &requested, &device))
+        return NULL;
+
+    PyObject *result = NULL;
+    PyArrayObject *array = NULL, *contiguous = NULL;
+    const cured_version *version = NULL;
+    int on_gpu = strcmp(device, "gpu") == 0;
+    if (!on_gpu && strcmp(device, "cpu") != 0) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'gpu' or 'cpu', not '%s'", device);
+        goto done;
+    }
+    if (!PyLong_Check(version_obj) || PyBool_Check(version_obj)) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: version must be an int, not %.100s", Py_TYPE(version_obj)->tp_name);
+        goto done;
+    }
+    {
+        int overflow;
+        const long id = PyLong_AsLongAndOverflow(version_obj, &overflow);
+        if (id == -1 && PyErr_Occurred()) goto done;
+        version = overflow ? NULL : cured_find_version(id);
+    }
+    if (version == NULL) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: no version %R; the versions are %d to %d (cured.versions())",
+                     version_obj, cured_versions[0].id, cured_versions[cured_num_versions - 1].id);
+        goto done;
+    }
+
+    array = (PyArrayObject *)PyArray_FromAny(input, NULL, 0, 0, 0, NULL);
+    if (array == NULL) goto done;
+    const int dtype = dtype_of(PyArray_DESCR(array));
+    if (dtype < 0) goto done;
+    cured_acc acc;
+    cured_dtype result_dtype;
+    if (resolve_acc((cured_dtype)dtype, requested, &acc, &result_dtype) < 0) goto done;
+
+    /* Copies only when the array is not C-contiguous, aligned and in native byte order already. */
+    contiguous = (PyArrayObject *)PyArray_FromArray(array, PyArray_DescrFromType(npy_type_of((cured_dtype)dtype)),
+                                                    NPY_ARRAY_IN_ARRAY);
+    if (contiguous == NULL) goto done;
+
+    union {
+        int64_t i64;
+        uint64_t u64;
+        float f32;
+        double f64;
+    } value;
+    const void *data = PyArray_DATA(contiguous);
+    const int64_t n = (int64_t)PyArray_SIZE(contiguous);
+    if (on_gpu) {
+        cured_cuda_status status;
+        Py_BEGIN_ALLOW_THREADS
+        status = cured_gpu_sum(version, (cured_dtype)dtype, acc, data, n, &value);
+        Py_END_ALLOW_THREADS
+        if (status.code != cudaSuccess) {
+            raise_cuda(module, status);
+            goto done;
+        }
+    } else {
+        int failed;
+        Py_BEGIN_ALLOW_THREADS
+        failed = cured_cpu_sum(version, (cured_dtype)dtype, acc, data, n, &value);
+        Py_END_ALLOW_THREADS
+        if (failed) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+
+    PyArray_Descr *acc_descr = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(acc)));
+    result = PyArray_Scalar(&value, acc_descr, NULL);
+    Py_DECREF(acc_descr);
+    if (result != NULL && result_dtype != cured_acc_dtype(acc)) {
+        PyObject *narrowed = PyObject_CallMethod(result, "astype", "s", cured_dtype_name(result_dtype));
+        Py_SETREF(result, narrowed);
+    }
+done:
+    Py_XDECREF(requested);
+    Py_XDECREF(array);
+    Py_XDECREF(contiguous);
+    return result;
+}
+
+/* ---- the registry and the device ------------------------------------------------------------- */
+
+static PyObject *py_versions(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    PyObject *rows = PyTuple_New(cured_num_versions);
+    if (rows == NULL) return NULL;
+    for (int k = 0; k < cured_num_versions; ++k) {
+        const cured_version *v = &cured_versions[k];
+        PyObject *row = Py_BuildValue(
+            "{s:i,s:s,s:s,s:s,s:i,s:i,s:L,s:s}", "id", v->id, "name", v->name, "source", v->symbol,
+            "summary", v->summary, "threads", v->threads, "elements_per_thread", v->per_thread,
+            "elements_per_block", (long long)cured_elements_per_block(v), "tree",
+            v->tree == CURED_TREE_INTERLEAVED ? "interleaved" : "sequential");
+        if (row == NULL) {
+            Py_DECREF(rows);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(rows, k, row);
+    }
+    return rows;
+}
+
+static PyObject *py_device_count(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    int count = 0;
+    cudaError_t err;
+    Py_BEGIN_ALLOW_THREADS
+    err = cudaGetDeviceCount(&count);
+    Py_END_ALLOW_THREADS
+    /* No device and no (or too old a) driver both mean: nothing to run on. */
+    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) return PyLong_FromLong(0);
+    if (err != cudaSuccess) return raise_cuda(module, (cured_cuda_status){err, "cudaGetDeviceCount"});
+    return PyLong_FromLong(count);
+}
+
+static PyObject *py_device_info(PyObject *module, PyObject *unused) {
+    (void)unused;
+    cured_cuda_status status = cured_device_ready();
+    int device = 0, driver = 0, runtime = 0, clock_khz = 0, bus_bits = 0;
+    struct cudaDeviceProp prop;
+    CURED_QUERY(status, "cudaGetDevice", cudaGetDevice(&device));
+    CURED_QUERY(status, "cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, device));
+    CURED_QUERY(status, "cudaDriverGetVersion", cudaDriverGetVersion(&driver));
+    CURED_QUERY(status, "cudaRuntimeGetVersion", cudaRuntimeGetVersion(&runtime));
+    CURED_QUERY(status, "cudaDeviceGetAttribute", cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
+    CURED_QUERY(status, "cudaDeviceGetAttribute", cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    if (status.code != cudaSuccess) return raise_cuda(module, status);
+    /* Double data rate: two transfers a clock over a bus of bus_bits. */
+    const double peak_bytes_per_s = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0);
+    return Py_BuildValue("{s:i,s:s,s:(ii),s:i,s:i,s:n,s:i,s:i,s:d,s:i,s:i}", "device", device, "name", prop.name,
+                         "compute_capability", prop.major, prop.minor, "multiprocessors",
+                         prop.multiProcessorCount, "l2_cache_bytes", prop.l2CacheSize, "memory_bytes",
+                         (Py_ssize_t)prop.totalGlobalMem, "memory_clock_khz", clock_khz,
+                         "memory_bus_width_bits", bus_bits, "peak_bandwidth_bytes_per_s", peak_bytes_per_s,
+                         "driver_version", driver, "runtime_version", runtime);
+}
+
+static PyObject *py_memory_in_use(PyObject *module, PyObject *unused) {
+    (void)unused;
+    cured_cuda_status status = cured_device_ready();
+    int device = 0;
+    cudaMemPool_t pool;
+    uint64_t used = 0, reserved = 0;
+    CURED_QUERY(status, "cudaGetDevice", cudaGetDevice(&device));
+    CURED_QUERY(status, "cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, device));
+    CURED_QUERY(status, "cudaMemPoolGetAttribute", cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    CURED_QUERY(status, "cudaMemPoolGetAttribute",
+                cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    if (status.code != cudaSuccess) return raise_cuda(module, status);
+    return Py_BuildValue("{s:K,s:K}", "used", (unsigned long long)used, "reserved", (unsigned long long)reserved);
+}
+
+/* ---- the module ------------------------------------------------------------------------------ */
+
+static PyMethodDef methods[] = {
+    {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
+     "sum(a, version, dtype=None, device='gpu')\n--\n\n"
+     "Sums every element of `a` with kernel `version` on the GPU, or with its CPU order model when "
+     "device='cpu'. Returns a NumPy scalar. cured.sum is the documented entry point."},
+    {"versions", py_versions, METH_NOARGS,
+     "versions()\n--\n\nThe registry of kernel versions: a tuple of dicts, one a version."},
+    {"device_count", py_device_count, METH_NOARGS,
+     "device_count()\n--\n\nThe number of CUDA devices; 0 when there is none or no driver."},
+    {"device_info", py_device_info, METH_NOARGS,
+     "device_info()\n--\n\nThe current device's name, compute capability, multiprocessors, L2 size, memory, "
+     "theoretical bandwidth and the driver and runtime versions."},
+    {"memory_in_use", py_memory_in_use, METH_NOARGS,
+     "memory_in_use()\n--\n\nBytes of the current device's memory pool in use by allocations ('used') "
+     "and held by the pool ('reserved')."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int module_exec(PyObject *module) {
+    if (PyArray_ImportNumPyAPI() < 0) return -1;
+    module_state *state = state_of(module);
+    state->cuda_error = PyErr_NewExceptionWithDoc(
+        "cured.CudaError",
+        "A CUDA call failed. The message names the CUDA error and the call; .code is CUDA's error number.",
+        PyExc_RuntimeError, NULL);
+    if (state->cuda_error == NULL) return -1;
+    if (PyModule_AddObjectRef(module, "CudaError", state->cuda_error) < 0) return -1;
+    return 0;
+}
+
+static int module_traverse(PyObject *module, visitproc visit, void *arg) {
+    Py_VISIT(state_of(module)->cuda_error);
+    return 0;
+}
+
+static int module_clear(PyObject *module) {
+    Py_CLEAR(state_of(module)->cuda_error);
+    return 0;
+}
+
+static void module_free(void *module) { module_clear((PyObject *)module); }
+
+static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, module_exec},
+    {0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "cured._cured",
+    .m_doc = "cured's C and CUDA core: the kernel versions, their CPU order models and the device glue.",
+    .m_size = sizeof(module_state),
+    .m_methods = methods,
+    .m_slots = slots,
+    .m_traverse = module_traverse,
+    .m_clear = module_clear,
+    .m_free = module_free,
+};
+
+PyMODINIT_FUNC PyInit__cured(void) { return PyModuleDef_Init(&module_def); }

@@ -1,0 +1,100 @@
+"""cured: parallel sum on the GPU, from naive to fast.
+
+    >>> import numpy as np, cured
+    >>> x = np.random.default_rng(0).standard_normal(1 << 20, dtype=np.float32)
+    >>> cured.sum(x)                       # the default version, on the GPU
+    >>> cured.sum(x, version=3)            # the classic "no bank conflict" kernel
+    >>> cured.sum(x, version=3, device="cpu")   # its CPU order model: the same bits, no GPU needed
+    >>> [v.name for v in cured.versions()]
+
+Every version finishes the whole sum on the GPU, in a summation order fixed by the version and the
+length, so the same input gives the same bits on every run; `device="cpu"` runs a C model of that
+exact order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from . import _cured
+from ._cured import CudaError
+
+__version__ = "0.1.0"
+
+__all__ = ["CudaError", "Version", "DEFAULT_VERSION", "sum", "versions", "device_count", "device_info", "__version__"]
+
+
+@dataclass(frozen=True)
+class Version:
+    """One kernel version, as the C registry (csrc/cured.h) describes it."""
+
+    id: int
+    name: str
+    source: str  #: the kernel's file, csrc/kernels/<source>.cu
+    summary: str  #: what this version changes, in one line
+    threads: int  #: threads a block
+    elements_per_thread: int  #: input elements each thread adds before the block's tree
+    elements_per_block: int
+    tree: str  #: the block tree's order: "interleaved" or "sequential"
+
+
+def versions() -> list[Version]:
+    """The kernel versions, in order, from the C registry."""
+    return [Version(**row) for row in _cured.versions()]
+
+
+#: The version cured.sum uses when none is given: the fastest correct one so far.
+DEFAULT_VERSION: int = 8
+
+
+def sum(  # noqa: A001 - the name users expect, as numpy.sum
+    a: Any,
+    version: int = DEFAULT_VERSION,
+    dtype: Any = None,
+    device: Literal["gpu", "cpu"] = "gpu",
+) -> np.generic:
+    """Sum of all elements of `a`, as numpy.sum(a, dtype=dtype) but computed by kernel `version`.
+
+    Parameters
+    ----------
+    a : array_like
+        Any array-like of bool, int8..int64, uint8..uint64, float16, float32 or float64, of any
+        shape (all elements are summed). It is copied only when it is not already C-contiguous,
+        aligned and in native byte order.
+    version : int
+        Which kernel: 0 to 8 (see cured.versions()). Defaults to DEFAULT_VERSION.
+    dtype : dtype, optional
+        The accumulator and result dtype, with NumPy's meaning. By default, as numpy.sum: bool and
+        signed integers sum into int64, unsigned into uint64, float16 into float32 (returned as
+        float16), float32 into float32, float64 into float64. Supported: int64, uint64, float32,
+        float64 (integer dtypes for integer input only), and float16 for float16 input.
+    device : {"gpu", "cpu"}
+        "gpu" runs the kernel on the current CUDA device. "cpu" runs the version's CPU order model:
+        the same additions in the same order, so bit for bit the GPU's result.
+
+    Returns
+    -------
+    numpy scalar of the result dtype. The same input gives the same bits on every run.
+
+    Raises
+    ------
+    TypeError   for unsupported dtypes (complex, object, strings, ...) or a non-integer version.
+    ValueError  for an unknown version or device.
+    MemoryError when the GPU has not enough memory.
+    CudaError   for any other CUDA failure, including no GPU or no driver.
+    """
+    return _cured.sum(a, version, None if dtype is None else np.dtype(dtype), device)
+
+
+def device_count() -> int:
+    """Number of CUDA devices; 0 when there is none or no driver."""
+    return _cured.device_count()
+
+
+def device_info() -> dict[str, Any]:
+    """The current device: name, compute capability, multiprocessors, L2 size, memory size, memory
+    clock and bus width, theoretical bandwidth (memory clock x bus width x 2, bytes/s), driver and
+    runtime versions. Raises CudaError without a device."""
+    return _cured.device_info()
