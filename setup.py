@@ -104,16 +104,19 @@ class BuildExtWithCuda(build_ext):
             return list(pool.map(compile_one, sources))
 
 
-extension = Extension(
-    "cured._cured",
-    sources=sorted(str(p.relative_to(HERE)) for p in CSRC.glob("*.c"))
-    + sorted(str(p.relative_to(HERE)) for p in (CSRC / "kernels").glob("*.cu")),
-    include_dirs=[numpy.get_include(), str(CSRC)],
-    # Static CUDA runtime: `import cured` works with no GPU and no driver. nvcc's objects need
-    # libstdc++ (static-initialisation guards, exception personality).
-    libraries=["cudart_static", "stdc++", "dl", "rt", "pthread"],
-    extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-fno-fast-math"],
-    depends=[str(p.relative_to(HERE)) for p in CSRC.rglob("*.h")],
-)
+def cured_extension():
+    return Extension(
+        "cured._cured",
+        sources=sorted(str(p.relative_to(HERE)) for p in CSRC.glob("*.c"))
+        + sorted(str(p.relative_to(HERE)) for p in (CSRC / "kernels").glob("*.cu")),
+        include_dirs=[numpy.get_include(), str(CSRC)],
+        # Static CUDA runtime: `import cured` works with no GPU and no driver. nvcc's objects need
+        # libstdc++ (static-initialisation guards, exception personality).
+        libraries=["cudart_static", "stdc++", "dl", "rt", "pthread"],
+        extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-fno-fast-math"],
+        depends=[str(p.relative_to(HERE)) for p in CSRC.rglob("*.h")],
+    )
 
-setup(ext_modules=[extension], cmdclass={"build_ext": BuildExtWithCuda})
+
+if __name__ == "__main__":  # setuptools runs this file as __main__; tests import its helpers
+    setup(ext_modules=[cured_extension()], cmdclass={"build_ext": BuildExtWithCuda})

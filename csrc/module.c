@@ -72,11 +72,11 @@ static int dtype_of(PyArray_Descr *descr) {
         }
         break;
     case 'c':
-        PyErr_Format(PyExc_TypeError, "cured.sum: complex input (dtype %R) is not supported yet", descr);
+        PyErr_Format(PyExc_TypeError, "cured.sum: complex input (dtype %S) is not supported yet", descr);
         return -1;
     }
     PyErr_Format(PyExc_TypeError,
-                 "cured.sum: cannot sum an array of dtype %R; cured sums bool, int8 to int64, uint8 to "
+                 "cured.sum: cannot sum an array of dtype %S; cured sums bool, int8 to int64, uint8 to "
                  "uint64, float16, float32 and float64",
                  descr);
     return -1;
@@ -120,7 +120,7 @@ static int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc,
         *result = kind == 'f' && size == 2 ? CURED_FLOAT16 : cured_acc_dtype(*acc);
         if (cured_dtype_is_float(in) && !cured_dtype_is_float(*result)) {
             PyErr_Format(PyExc_TypeError,
-                         "cured.sum: cannot sum %s input in an integer dtype (%R): NumPy's cast of "
+                         "cured.sum: cannot sum %s input in an integer dtype (%S): NumPy's cast of "
                          "NaN, infinity and out-of-range floats to integers is undefined",
                          cured_dtype_name(in), requested);
             return -1;
@@ -129,7 +129,7 @@ static int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc,
     }
 unsupported:
     PyErr_Format(PyExc_TypeError,
-                 "cured.sum: dtype=%R is not supported; cured accumulates in int64, uint64, float32 or "
+                 "cured.sum: dtype=%S is not supported; cured accumulates in int64, uint64, float32 or "
                  "float64 (and float16, accumulated in float32, for float16 input)",
                  requested);
     return -1;

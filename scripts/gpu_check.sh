@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: build cured for this GPU, run the whole test suite with no GPU test
+# allowed to skip, then compute-sanitizer's memcheck, racecheck, synccheck and initcheck over every
+# version (scripts/sanitize_versions.py). Logs go to $LOG_DIR (default build/gpu_check).
+# Usage: scripts/gpu_check.sh [pytest arguments...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LOG_DIR=${LOG_DIR:-build/gpu_check}
+mkdir -p "$LOG_DIR"
+PYTHON=${PYTHON:-python3}
+
+if [ -z "${CURED_CUDA_ARCHS:-}" ]; then
+    CURED_CUDA_ARCHS=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '.[:space:]')
+    export CURED_CUDA_ARCHS
+fi
+echo "== build for sm_$CURED_CUDA_ARCHS"
+"$PYTHON" -m pip install --no-build-isolation --no-deps -e . >"$LOG_DIR/build.log" 2>&1 || { cat "$LOG_DIR/build.log"; exit 1; }
+"$PYTHON" -m cured | head -n 1
+
+echo "== pytest"
+# CURED_REQUIRE_GPU makes the suite fail, not skip, when the GPU cannot be used.
+CURED_REQUIRE_GPU=1 PYTHONUNBUFFERED=1 "$PYTHON" -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$LOG_DIR/pytest.log"
+summary=$(tail -n 1 "$LOG_DIR/pytest.log")
+if [[ "$summary" == *skipped* || "$summary" == *failed* || "$summary" == *error* ]]; then
+    echo "gpu_check: the suite did not pass with every test run: $summary"
+    exit 1
+fi
+
+echo "== compute-sanitizer"
+status=0
+for tool in memcheck racecheck synccheck initcheck; do
+    if compute-sanitizer --tool "$tool" --error-exitcode 99 "$PYTHON" scripts/sanitize_versions.py \
+        >"$LOG_DIR/sanitizer-$tool.log" 2>&1; then
+        echo "$tool: $(grep -E '^========= ERROR SUMMARY' "$LOG_DIR/sanitizer-$tool.log" | tail -n 1)"
+    else
+        status=1
+        echo "$tool: FAILED"; tail -n 30 "$LOG_DIR/sanitizer-$tool.log"
+    fi
+done
+exit $status

@@ -1,0 +1,163 @@
+"""The Python API without a GPU: the registry, argument and dtype handling, errors, packaging.
+These run everywhere (CI has no GPU) through the CPU order model, which shares all of the argument
+handling with the GPU path."""
+import importlib.metadata
+import sys
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cured
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_version_metadata_and_types():
+    assert cured.__version__ == importlib.metadata.version("cured")
+    assert issubclass(cured.CudaError, RuntimeError)
+    package = Path(cured.__file__).parent
+    assert (package / "py.typed").is_file() and (package / "_cured.pyi").is_file()
+    assert cured._cured.__file__.endswith(".so")
+
+
+def test_registry_lists_the_nine_versions_in_order():
+    versions = cured.versions()
+    assert [v.id for v in versions] == list(range(9))
+    assert [v.name for v in versions] == [
+        "global memory", "shared memory", "no divergence", "no bank conflict", "add during load",
+        "unroll last warp", "completely unroll", "many elements a thread", "warp shuffle"]
+    assert [v.elements_per_block for v in versions] == [256] * 4 + [512] * 3 + [32768] * 2
+    assert all(v.threads == 256 and v.elements_per_block == v.threads * v.elements_per_thread for v in versions)
+    assert [v.tree for v in versions] == ["interleaved"] * 3 + ["sequential"] * 6
+    for v in versions:  # each version's source file is where the registry says
+        assert (ROOT / "csrc" / "kernels" / f"{v.source}.cu").is_file()
+        assert v.source.startswith(f"v{v.id}_") and v.summary
+    assert cured.DEFAULT_VERSION in [v.id for v in versions]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                   "uint32", "uint64", "float16", "float32", "float64"])
+def test_result_dtype_and_empty_sum_follow_numpy(dtype):
+    x = np.arange(1, 100).astype(dtype)
+    assert cured.sum(x, device="cpu").dtype == np.sum(x).dtype
+    empty = cured.sum(np.empty(0, dtype), device="cpu")
+    assert empty == 0 and empty.dtype == np.sum(np.empty(0, dtype)).dtype
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: x.tolist(),                              # a list
+    lambda x: tuple(x.tolist()),                       # a tuple
+    lambda x: x.reshape(7, 11, 13),                    # several dimensions
+    lambda x: np.asfortranarray(x.reshape(77, 13)),   # Fortran order
+    lambda x: x.reshape(77, 13)[:, ::3],              # a strided view
+    lambda x: x.astype(">i8"),                         # big-endian
+    lambda x: np.frombuffer(b"\0" + x.astype("<i8").tobytes(), dtype="<i8", offset=1),  # unaligned
+], ids=["list", "tuple", "3d", "fortran", "strided", "big-endian", "unaligned"])
+def test_array_likes(seed, make):
+    x = np.random.default_rng(seed).integers(-1000, 1000, size=1001)
+    a = make(x)
+    assert cured.sum(a, version=8, device="cpu") == np.sum(np.asarray(a))
+
+
+def test_scalars():
+    assert cured.sum(5, device="cpu") == 5 and cured.sum(5, device="cpu").dtype == np.int64
+    assert cured.sum(2.5, device="cpu") == 2.5 and cured.sum(2.5, device="cpu").dtype == np.float64
+    assert cured.sum(True, device="cpu") == 1
+
+
+def test_bool_counts_true_whatever_the_byte():
+    raw = np.array([0, 1, 2, 255, 0, 7], dtype=np.uint8).view(np.bool_)
+    assert cured.sum(raw, device="cpu") == np.sum(raw) == 4
+
+
+def test_contiguous_input_is_not_copied():
+    x = np.ones(1 << 22, dtype=np.float32)
+    tracemalloc.start()
+    try:
+        cured.sum(x, device="cpu")
+        _, peak_contiguous = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        cured.sum(x[::2], device="cpu")
+        _, peak_strided = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak_contiguous < x.nbytes // 100  # nothing of the input's size
+    assert peak_strided >= x.nbytes // 2      # the strided view had to be copied
+
+
+@pytest.mark.parametrize("bad, words", [
+    (np.array([1 + 2j]), "complex"),
+    (np.array([1 + 2j], dtype=np.complex64), "complex"),
+    (np.array([object()]), "object"),
+    (np.array(["a", "b"]), "<U1"),
+    (np.array([b"a"]), "S1"),
+    (np.zeros(2, dtype=[("a", "i4"), ("b", "f4")]), "[('a', '<i4'), ('b', '<f4')]"),
+    (np.array(["2020-01-01"], dtype="datetime64[D]"), "datetime64"),
+    (np.array([1], dtype="timedelta64[s]"), "timedelta64"),
+    (np.array([1.0], dtype=np.longdouble), "float128"),
+    ("not numbers", "<U11"),
+])
+def test_unsupported_dtypes_raise_type_error_naming_the_dtype(bad, words):
+    with pytest.raises(TypeError, match="cured.sum") as info:
+        cured.sum(bad, device="cpu")
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("version, error", [
+    (9, ValueError), (-1, ValueError), (2**70, ValueError),
+    (True, TypeError), (3.0, TypeError), ("3", TypeError), (None, TypeError),
+])
+def test_bad_version(version, error):
+    with pytest.raises(error, match="version"):
+        cured.sum([1, 2, 3], version=version, device="cpu")
+
+
+def test_bad_device():
+    with pytest.raises(ValueError, match="device must be 'gpu' or 'cpu'"):
+        cured.sum([1, 2, 3], device="tpu")
+
+
+@pytest.mark.parametrize("in_dtype, acc, words", [
+    ("float32", "int64", "integer dtype"),
+    ("float64", "uint64", "integer dtype"),
+    ("int32", "int32", "not supported"),
+    ("float32", "float16", "not supported"),
+    ("int64", "complex128", "not supported"),
+    ("float32", ">f8", "not supported"),
+])
+def test_unsupported_accumulators(in_dtype, acc, words):
+    with pytest.raises(TypeError, match=words):
+        cured.sum(np.ones(4, in_dtype), dtype=acc, device="cpu")
+
+
+def test_bad_dtype_argument():
+    with pytest.raises(TypeError):
+        cured.sum([1, 2], dtype="no such dtype", device="cpu")
+
+
+def test_build_helpers(monkeypatch, tmp_path):
+    sys.path.insert(0, str(ROOT))
+    try:
+        import setup as build
+    finally:
+        sys.path.remove(str(ROOT))
+    monkeypatch.setenv("CURED_CUDA_ARCHS", "90;80")
+    assert build.cuda_archs() == ["80", "90"]
+    flags = build.gencode_flags(build.cuda_archs())
+    assert flags[-1] == "-gencode=arch=compute_90,code=compute_90"  # PTX for the newest only
+    monkeypatch.setenv("CURED_CUDA_ARCHS", "sm_90")
+    with pytest.raises(SystemExit, match="CURED_CUDA_ARCHS"):
+        build.cuda_archs()
+    fake = tmp_path / "nvcc"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("NVCC", str(fake))
+    assert build.find_nvcc() == fake.resolve()
+    for var in ("NVCC", "CUDA_HOME", "CUDA_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(build.os.path, "isfile", lambda p: False)
+    with pytest.raises(SystemExit, match="nvcc, the CUDA compiler, was not found"):
+        build.find_nvcc()

@@ -1,0 +1,93 @@
+"""Every version against NumPy, through its CPU order model everywhere and on the GPU where there
+is one: bit for bit equal to the model, exactly numpy.sum for integers, within the documented error
+bound (tests/reference.py) of the exact sum for floats."""
+import numpy as np
+import pytest
+
+import cured
+from reference import DTYPES, LENGTHS, cached_case, check_against_numpy, same_bits
+
+VERSIONS = cured.versions()
+# Ordered by (dtype, length) first so that each input is made once and shared by the nine versions.
+CASES = [pytest.param(dtype, n, v, id=f"{dtype}-{n}-V{v.id}") for dtype in DTYPES for n in LENGTHS for v in VERSIONS]
+
+
+@pytest.mark.parametrize("dtype, n, version", CASES)
+def test_cpu_model_matches_numpy(seed, dtype, n, version):
+    x, exact, abs_sum = cached_case(seed, dtype, n)
+    got = cured.sum(x, version=version.id, device="cpu")
+    check_against_numpy(version, x, got, exact, abs_sum)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype, n, version", CASES)
+def test_gpu_matches_cpu_model_and_numpy(seed, dtype, n, version):
+    x, exact, abs_sum = cached_case(seed, dtype, n)
+    got = cured.sum(x, version=version.id)
+    model = cured.sum(x, version=version.id, device="cpu")
+    assert same_bits(got, model), f"V{version.id} GPU {got!r} != CPU model {model!r} (seed {seed})"
+    check_against_numpy(version, x, got, exact, abs_sum)
+
+
+# Accumulators chosen with dtype=, as numpy.sum(x, dtype=...): each pair the launch tables hold.
+DTYPE_CASES = [
+    ("float32", "float64"), ("float16", "float64"), ("float16", "float16"), ("float64", "float32"),
+    ("int8", "float64"), ("int64", "float32"), ("uint64", "float64"), ("bool", "float32"),
+    ("int32", "uint64"), ("uint16", "int64"), ("int64", "uint64"),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("in_dtype, acc", DTYPE_CASES)
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: f"V{v.id}")
+def test_dtype_argument(seed, version, in_dtype, acc, device):
+    x, exact, abs_sum = cached_case(seed, np.dtype(in_dtype), 32769)
+    if exact is None:  # integer input summed in a float accumulator: the exact sum as a Python int
+        exact, abs_sum = float(int(np.sum(x.astype(object)))), float(np.abs(x.astype(np.float64)).sum())
+    got = cured.sum(x, version=version.id, dtype=acc, device=device)
+    if device == "gpu":
+        assert same_bits(got, cured.sum(x, version=version.id, dtype=acc, device="cpu"))
+    if np.dtype(acc).kind == "f":
+        check_against_numpy(version, x, got, exact, abs_sum, dtype=acc)
+    else:
+        assert got == np.sum(x, dtype=acc) and got.dtype == np.dtype(acc)
+
+
+SPECIALS = [
+    ("nan", [np.nan], "nan"),
+    ("inf", [np.inf], "inf"),
+    ("-inf", [-np.inf], "-inf"),
+    ("inf-inf", [np.inf, -np.inf], "nan"),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("name, specials, expected", SPECIALS, ids=[s[0] for s in SPECIALS])
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: f"V{v.id}")
+def test_nan_and_infinity_propagate(seed, version, name, specials, expected, dtype, device):
+    x = np.random.default_rng(seed).standard_normal(40000).astype(dtype)
+    positions = np.random.default_rng(seed + 1).choice(x.size, len(specials), replace=False)
+    x[positions] = specials
+    got = cured.sum(x, version=version.id, device=device)
+    with np.errstate(invalid="ignore"):  # inf + -inf
+        numpy_sum = np.sum(x)
+    assert numpy_sum.dtype == got.dtype
+    if expected == "nan":
+        assert np.isnan(got) and np.isnan(numpy_sum)
+    else:
+        assert got == float(expected) == numpy_sum
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: f"V{v.id}")
+def test_more_than_2_to_the_31_elements(seed, version, huge_int8):
+    x, expected = huge_int8
+    assert cured.sum(x, version=version.id) == expected
+
+
+@pytest.fixture(scope="module")
+def huge_int8(seed):
+    """An int8 array of more than 2^31 elements (not a multiple of any block's work) and its sum."""
+    x = np.random.default_rng(seed).integers(-128, 128, size=2**31 + 4099, dtype=np.int8)
+    return x, np.sum(x)
