@@ -21,6 +21,10 @@ static module_state *state_of(PyObject *module) { return (module_state *)PyModul
 /* Raises the Python exception for a failed CUDA call: MemoryError when the device is out of memory,
  * cured.CudaError (with the CUDA error code in .code) otherwise. Returns NULL. */
 static PyObject *raise_cuda(PyObject *module, cured_cuda_status status) {
+    /* A failed runtime call also leaves its error in this thread's last-error slot, where the
+     * cudaGetLastError() after the next launch would find it and report it again: take it out.
+     * (Sticky errors, a crashed context, stay: every later call reports them.) */
+    (void)cudaGetLastError();
     if (status.code == cudaErrorMemoryAllocation)
         return PyErr_Format(PyExc_MemoryError, "cured: out of GPU memory (%s: %s)", status.call,
                             cudaGetErrorString(status.code));

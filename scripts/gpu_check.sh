@@ -31,7 +31,7 @@ status=0
 for tool in memcheck racecheck synccheck initcheck; do
     if compute-sanitizer --tool "$tool" --error-exitcode 99 "$PYTHON" scripts/sanitize_versions.py \
         >"$LOG_DIR/sanitizer-$tool.log" 2>&1; then
-        echo "$tool: $(grep -E '^========= ERROR SUMMARY' "$LOG_DIR/sanitizer-$tool.log" | tail -n 1)"
+        echo "$tool: $(grep -E '^========= (ERROR|RACECHECK) SUMMARY' "$LOG_DIR/sanitizer-$tool.log" | tail -n 1)"
     else
         status=1
         echo "$tool: FAILED"; tail -n 30 "$LOG_DIR/sanitizer-$tool.log"
