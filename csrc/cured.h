@@ -121,9 +121,21 @@ static inline int64_t cured_elements_per_block(const cured_version *v) {
     return (int64_t)v->threads * v->per_thread;
 }
 
-/* ---- the two ways to sum -------------------------------------------------------------------
- * Both reduce n elements of `in` (host memory) with version `v`, pass after pass, to one
- * accumulator written to *result (8 bytes: int64, uint64, float or double). */
+/* ---- CUB, the reference ------------------------------------------------------------------
+ * cub::DeviceReduce (kernels/cub_reference.cu), one function a dtype, summing with NumPy's default
+ * accumulator (cured_default_acc). With temp == NULL it writes the temporary bytes it needs. */
+typedef cudaError_t (*cured_cub_fn)(void *temp, size_t *temp_bytes, const void *in, int64_t n, void *out,
+                                    cudaStream_t stream);
+typedef struct {
+    cured_cub_fn fn[CURED_NUM_DTYPES];
+} cured_cub_table;
+extern const cured_cub_table cured_cub_reducers;
+
+/* NumPy's accumulator for a sum of `dtype`: int64 for bool and signed, uint64 for unsigned,
+ * float32 for float16 and float32, float64 for float64. */
+cured_acc cured_default_acc(cured_dtype dtype);
+
+/* ---- summing on the GPU -------------------------------------------------------------------- */
 
 /* Where a CUDA call failed: the error and the call's name. */
 typedef struct {
@@ -131,19 +143,50 @@ typedef struct {
     const char *call;
 } cured_cuda_status;
 
-/* On the current GPU. Thread-safe; call it without the GIL. */
-cured_cuda_status cured_gpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc,
-                                const void *in, int64_t n, void *result);
+/* One reduction, ready to run: a version (or CUB when version is NULL), the input dtype, the
+ * accumulator, the length, and the device workspace it needs (partial sums, V0's scratch, or CUB's
+ * temporary storage). */
+typedef struct {
+    const cured_version *version;
+    cured_dtype in_dtype;
+    cured_acc acc;
+    int64_t n;
+    size_t workspace_bytes;
+} cured_plan;
 
-/* The CPU order model: the same additions in the same order as cured_gpu_sum, so the same bits.
- * Returns 0, or -1 when memory for the partial sums could not be had or the version's block is
- * larger than CUDA allows. */
+cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
+                                  cured_acc acc, int64_t n);
+
+/* Runs every pass of the plan on `stream`: from d_in (device, n elements) to *d_out (device, one
+ * accumulator), using `workspace` (device, plan->workspace_bytes). */
+cured_cuda_status cured_plan_run(const cured_plan *plan, const void *d_in, void *d_out, void *workspace,
+                                 cudaStream_t stream);
+
+/* Seconds spent by the device on each stage of a sum from host memory. */
+typedef struct {
+    double h2d, reduce, d2h;
+} cured_timing;
+
+/* The whole sum of host memory `in` on the current GPU into *result (8 bytes: int64, uint64,
+ * float or double); fills *timing (CUDA events) when it is not NULL. Thread-safe; call it without
+ * the GIL. */
+cured_cuda_status cured_gpu_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing);
+
+/* Benchmark: copies host `in` into enough device buffers to cover at least `min_bytes` (so that
+ * rotating among them reads memory, not the L2 cache), runs the plan `warmup` times, then
+ * `repeats` times, one buffer after the other, timing each run's device work with CUDA events into
+ * seconds[repeats]. Writes the number of buffers to *buffers and the last run's sum to *result. */
+cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_t min_bytes, int warmup,
+                                  int repeats, double *seconds, int64_t *buffers, void *result);
+
+/* The CPU order model: the same additions in the same order as cured_plan_run for a version, so
+ * the same bits. Returns 0, or -1 when memory for the partial sums could not be had or the
+ * version's block is larger than CUDA allows. */
 int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in,
                   int64_t n, void *result);
 
-/* Device set-up shared by every GPU entry point: selects nothing, but checks that a device is
- * there and gives the current device's memory pool a release threshold that keeps freed memory
- * cached between calls. */
+/* Device set-up shared by every GPU entry point: checks that a device is there and gives the
+ * current device's memory pool a release threshold that keeps freed memory cached between calls. */
 cured_cuda_status cured_device_ready(void);
 
 #ifdef __cplusplus

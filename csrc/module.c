@@ -94,21 +94,11 @@ static int npy_type_of(cured_dtype dtype) {
     return types[dtype];
 }
 
-/* NumPy's accumulator for a sum of `dtype` with no dtype= given. */
-static cured_acc default_acc(cured_dtype dtype) {
-    switch (dtype) {
-    case CURED_UINT8: case CURED_UINT16: case CURED_UINT32: case CURED_UINT64: return CURED_ACC_UINT64;
-    case CURED_FLOAT16: case CURED_FLOAT32: return CURED_ACC_FLOAT32;
-    case CURED_FLOAT64: return CURED_ACC_FLOAT64;
-    default: return CURED_ACC_INT64; /* bool and signed integers */
-    }
-}
-
 /* Resolves the accumulator and the result's dtype for summing `in` with dtype= `requested` (NULL
  * for none), as numpy.sum does. Returns 0, or -1 with TypeError set. */
 static int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc, cured_dtype *result) {
     if (requested == NULL) {
-        *acc = default_acc(in);
+        *acc = cured_default_acc(in);
         *result = in == CURED_FLOAT16 ? CURED_FLOAT16 : cured_acc_dtype(*acc);
         return 0;
     }
@@ -139,53 +129,118 @@ unsupported:
     return -1;
 }
 
+/* ---- arguments shared by sum and bench ----------------------------------------------------- */
+
+/* What a call to sum or bench is about, once its arguments are checked. */
+typedef struct {
+    PyArrayObject *array;     /* C-contiguous, aligned, native byte order; owned */
+    const cured_version *version; /* NULL: CUB */
+    cured_dtype in_dtype, result_dtype;
+    cured_acc acc;
+} sum_args;
+
+static void sum_args_clear(sum_args *args) { Py_CLEAR(args->array); }
+
+/* The version named by `version_obj`: an int from the registry, or "cub" (version NULL) where
+ * allowed. Returns 0, or -1 with TypeError/ValueError set. */
+static int parse_version(PyObject *version_obj, int allow_cub, const cured_version **version) {
+    *version = NULL;
+    if (PyUnicode_Check(version_obj) && PyUnicode_CompareWithASCIIString(version_obj, "cub") == 0) {
+        if (allow_cub) return 0;
+        PyErr_SetString(PyExc_ValueError,
+                        "cured.sum: version='cub' runs on the GPU only: CUB's summation order depends on "
+                        "the GPU, so it has no CPU order model");
+        return -1;
+    }
+    if (!PyLong_Check(version_obj) || PyBool_Check(version_obj)) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: version must be an int or 'cub', not %.100s",
+                     Py_TYPE(version_obj)->tp_name);
+        return -1;
+    }
+    int overflow;
+    const long id = PyLong_AsLongAndOverflow(version_obj, &overflow);
+    if (id == -1 && PyErr_Occurred()) return -1;
+    *version = overflow ? NULL : cured_find_version(id);
+    if (*version == NULL) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: no version %R; the versions are %d to %d and 'cub' "
+                     "(cured.versions())", version_obj, cured_versions[0].id,
+                     cured_versions[cured_num_versions - 1].id);
+        return -1;
+    }
+    return 0;
+}
+
+static int prepare(PyObject *input, PyObject *version_obj, PyArray_Descr *requested, int allow_cub,
+                   sum_args *args) {
+    PyArrayObject *array = NULL;
+    args->array = NULL;
+    if (parse_version(version_obj, allow_cub, &args->version) < 0) return -1;
+    array = (PyArrayObject *)PyArray_FromAny(input, NULL, 0, 0, 0, NULL);
+    if (array == NULL) return -1;
+    const int dtype = dtype_of(PyArray_DESCR(array));
+    if (dtype < 0 || resolve_acc((cured_dtype)dtype, requested, &args->acc, &args->result_dtype) < 0) goto fail;
+    args->in_dtype = (cured_dtype)dtype;
+    if (args->version == NULL && args->acc != cured_default_acc(args->in_dtype)) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: version='cub' sums %s with NumPy's default accumulator only, "
+                     "not dtype=%S", cured_dtype_name(args->in_dtype), requested);
+        goto fail;
+    }
+    /* Copies only when the array is not C-contiguous, aligned and in native byte order already. */
+    args->array = (PyArrayObject *)PyArray_FromArray(array, PyArray_DescrFromType(npy_type_of(args->in_dtype)),
+                                                     NPY_ARRAY_IN_ARRAY);
+    Py_DECREF(array);
+    return args->array == NULL ? -1 : 0;
+fail:
+    Py_DECREF(array);
+    return -1;
+}
+
+/* A NumPy scalar of the result dtype from the accumulator's 8 bytes. */
+static PyObject *result_scalar(const sum_args *args, const void *value) {
+    PyArray_Descr *acc_descr = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(args->acc)));
+    PyObject *result = PyArray_Scalar((void *)value, acc_descr, NULL);
+    Py_DECREF(acc_descr);
+    if (result != NULL && args->result_dtype != cured_acc_dtype(args->acc)) {
+        PyObject *narrowed = PyObject_CallMethod(result, "astype", "s", cured_dtype_name(args->result_dtype));
+        Py_SETREF(result, narrowed);
+    }
+    return result;
+}
+
+/* A plan for the GPU, or the Python exception. */
+static int make_plan(PyObject *module, const sum_args *args, cured_plan *plan) {
+    cured_cuda_status status = cured_device_ready();
+    if (status.code == cudaSuccess)
+        status = cured_plan_make(plan, args->version, args->in_dtype, args->acc, (int64_t)PyArray_SIZE(args->array));
+    if (status.code != cudaSuccess) {
+        raise_cuda(module, status);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- sum ------------------------------------------------------------------------------------- */
 
-static PyObject *py_sum(PyObject *module, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"a", "version", "dtype", "device", NULL};
-    PyObject *input, *version_obj;
+static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
+    static char *keywords[] = {"a", "version", "dtype", "device", "timing", NULL};
+    PyObject *input, *version_obj, *result = NULL;
     PyArray_Descr *requested = NULL;
     const char *device = "gpu";
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O&s:sum", keywords, &input, &version_obj,
-                                     PyArray_DescrConverter2, &requested, &device))
+    int want_timing = 0;
+    sum_args args = {NULL, NULL, 0, 0, 0};
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&sp:sum", keywords, &input, &version_obj,
+                                     PyArray_DescrConverter2, &requested, &device, &want_timing))
         return NULL;
-
-    PyObject *result = NULL;
-    PyArrayObject *array = NULL, *contiguous = NULL;
-    const cured_version *version = NULL;
-    int on_gpu = strcmp(device, "gpu") == 0;
+    const int on_gpu = strcmp(device, "gpu") == 0;
     if (!on_gpu && strcmp(device, "cpu") != 0) {
         PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'gpu' or 'cpu', not '%s'", device);
         goto done;
     }
-    if (!PyLong_Check(version_obj) || PyBool_Check(version_obj)) {
-        PyErr_Format(PyExc_TypeError, "cured.sum: version must be an int, not %.100s", Py_TYPE(version_obj)->tp_name);
+    if (!on_gpu && want_timing) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: timing=True times the GPU; it needs device='gpu'");
         goto done;
     }
-    {
-        int overflow;
-        const long id = PyLong_AsLongAndOverflow(version_obj, &overflow);
-        if (id == -1 && PyErr_Occurred()) goto done;
-        version = overflow ? NULL : cured_find_version(id);
-    }
-    if (version == NULL) {
-        PyErr_Format(PyExc_ValueError, "cured.sum: no version %R; the versions are %d to %d (cured.versions())",
-                     version_obj, cured_versions[0].id, cured_versions[cured_num_versions - 1].id);
-        goto done;
-    }
-
-    array = (PyArrayObject *)PyArray_FromAny(input, NULL, 0, 0, 0, NULL);
-    if (array == NULL) goto done;
-    const int dtype = dtype_of(PyArray_DESCR(array));
-    if (dtype < 0) goto done;
-    cured_acc acc;
-    cured_dtype result_dtype;
-    if (resolve_acc((cured_dtype)dtype, requested, &acc, &result_dtype) < 0) goto done;
-
-    /* Copies only when the array is not C-contiguous, aligned and in native byte order already. */
-    contiguous = (PyArrayObject *)PyArray_FromArray(array, PyArray_DescrFromType(npy_type_of((cured_dtype)dtype)),
-                                                    NPY_ARRAY_IN_ARRAY);
-    if (contiguous == NULL) goto done;
+    if (prepare(input, version_obj, requested, on_gpu, &args) < 0) goto done;
 
     union {
         int64_t i64;
@@ -193,12 +248,15 @@ static PyObject *py_sum(PyObject *module, PyObject *args, PyObject *kwargs) {
         float f32;
         double f64;
     } value;
-    const void *data = PyArray_DATA(contiguous);
-    const int64_t n = (int64_t)PyArray_SIZE(contiguous);
+    const void *data = PyArray_DATA(args.array);
+    const int64_t n = (int64_t)PyArray_SIZE(args.array);
+    cured_timing timing;
     if (on_gpu) {
+        cured_plan plan;
         cured_cuda_status status;
+        if (make_plan(module, &args, &plan) < 0) goto done;
         Py_BEGIN_ALLOW_THREADS
-        status = cured_gpu_sum(version, (cured_dtype)dtype, acc, data, n, &value);
+        status = cured_gpu_sum(&plan, data, &value, want_timing ? &timing : NULL);
         Py_END_ALLOW_THREADS
         if (status.code != cudaSuccess) {
             raise_cuda(module, status);
@@ -207,25 +265,77 @@ static PyObject *py_sum(PyObject *module, PyObject *args, PyObject *kwargs) {
     } else {
         int failed;
         Py_BEGIN_ALLOW_THREADS
-        failed = cured_cpu_sum(version, (cured_dtype)dtype, acc, data, n, &value);
+        failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, data, n, &value);
         Py_END_ALLOW_THREADS
         if (failed) {
             PyErr_NoMemory();
             goto done;
         }
     }
-
-    PyArray_Descr *acc_descr = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(acc)));
-    result = PyArray_Scalar(&value, acc_descr, NULL);
-    Py_DECREF(acc_descr);
-    if (result != NULL && result_dtype != cured_acc_dtype(acc)) {
-        PyObject *narrowed = PyObject_CallMethod(result, "astype", "s", cured_dtype_name(result_dtype));
-        Py_SETREF(result, narrowed);
-    }
+    result = result_scalar(&args, &value);
+    if (result != NULL && want_timing)
+        Py_SETREF(result, Py_BuildValue("N{s:d,s:d,s:d}", result, "h2d", timing.h2d, "reduce", timing.reduce,
+                                        "d2h", timing.d2h));
 done:
     Py_XDECREF(requested);
-    Py_XDECREF(array);
-    Py_XDECREF(contiguous);
+    sum_args_clear(&args);
+    return result;
+}
+
+/* ---- bench ----------------------------------------------------------------------------------- */
+
+static PyObject *py_bench(PyObject *module, PyObject *pos, PyObject *kwargs) {
+    static char *keywords[] = {"a", "version", "repeats", "warmup", "min_bytes", NULL};
+    PyObject *input, *version_obj, *result = NULL;
+    int repeats, warmup;
+    long long min_bytes;
+    sum_args args = {NULL, NULL, 0, 0, 0};
+    double *seconds = NULL;
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOiiL:bench", keywords, &input, &version_obj, &repeats,
+                                     &warmup, &min_bytes))
+        return NULL;
+    if (repeats < 1 || warmup < 0 || min_bytes < 0) {
+        PyErr_Format(PyExc_ValueError, "cured.bench: repeats must be >= 1 and warmup, min_bytes >= 0 "
+                     "(got %d, %d, %lld)", repeats, warmup, min_bytes);
+        return NULL;
+    }
+    if (prepare(input, version_obj, NULL, 1, &args) < 0) goto done;
+    seconds = (double *)PyMem_Calloc((size_t)repeats, sizeof *seconds);
+    if (seconds == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    cured_plan plan;
+    if (make_plan(module, &args, &plan) < 0) goto done;
+    union {
+        int64_t i64;
+        double f64;
+    } value;
+    int64_t buffers = 0;
+    cured_cuda_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = cured_gpu_bench(&plan, PyArray_DATA(args.array), (int64_t)min_bytes, warmup, repeats, seconds, &buffers,
+                             &value);
+    Py_END_ALLOW_THREADS
+    if (status.code != cudaSuccess) {
+        raise_cuda(module, status);
+        goto done;
+    }
+    PyObject *times = PyList_New(repeats);
+    if (times == NULL) goto done;
+    for (int k = 0; k < repeats; ++k) {
+        PyObject *t = PyFloat_FromDouble(seconds[k]);
+        if (t == NULL) {
+            Py_DECREF(times);
+            goto done;
+        }
+        PyList_SET_ITEM(times, k, t);
+    }
+    result = Py_BuildValue("{s:N,s:L,s:N,s:L}", "seconds", times, "buffers", (long long)buffers, "value",
+                           result_scalar(&args, &value), "workspace_bytes", (long long)plan.workspace_bytes);
+done:
+    PyMem_Free(seconds);
+    sum_args_clear(&args);
     return result;
 }
 
@@ -307,9 +417,15 @@ static PyObject *py_memory_in_use(PyObject *module, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
-     "sum(a, version, dtype=None, device='gpu')\n--\n\n"
-     "Sums every element of `a` with kernel `version` on the GPU, or with its CPU order model when "
-     "device='cpu'. Returns a NumPy scalar. cured.sum is the documented entry point."},
+     "sum(a, version, dtype=None, device='gpu', timing=False)\n--\n\n"
+     "Sums every element of `a` with kernel `version` (or 'cub') on the GPU, or with its CPU order "
+     "model when device='cpu'. Returns a NumPy scalar, or (scalar, {'h2d', 'reduce', 'd2h'} seconds "
+     "of device time) with timing=True. cured.sum is the documented entry point."},
+    {"bench", (PyCFunction)(void (*)(void))py_bench, METH_VARARGS | METH_KEYWORDS,
+     "bench(a, version, repeats, warmup, min_bytes)\n--\n\n"
+     "Times `repeats` whole reductions of `a` (after `warmup`) with CUDA events, rotating among copies of "
+     "`a` covering at least `min_bytes` of device memory. Returns {'seconds': [...], 'buffers', 'value', "
+     "'workspace_bytes'}. cured.bench is the documented entry point."},
     {"versions", py_versions, METH_NOARGS,
      "versions()\n--\n\nThe registry of kernel versions: a tuple of dicts, one a version."},
     {"device_count", py_device_count, METH_NOARGS,

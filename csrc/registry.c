@@ -37,3 +37,12 @@ int cured_dtype_is_float(cured_dtype dtype) {
     return dtype == CURED_FLOAT16 || dtype == CURED_FLOAT32 || dtype == CURED_FLOAT64;
 }
 cured_dtype cured_acc_dtype(cured_acc acc) { return acc_dtypes[acc]; }
+
+cured_acc cured_default_acc(cured_dtype dtype) {
+    switch (dtype) {
+    case CURED_UINT8: case CURED_UINT16: case CURED_UINT32: case CURED_UINT64: return CURED_ACC_UINT64;
+    case CURED_FLOAT16: case CURED_FLOAT32: return CURED_ACC_FLOAT32;
+    case CURED_FLOAT64: return CURED_ACC_FLOAT64;
+    default: return CURED_ACC_INT64; /* bool and signed integers */
+    }
+}

@@ -13,17 +13,20 @@ exact order.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from . import _cured
 from ._cured import CudaError
+from .benchmark import BenchResult, BenchRow, bench
 
 __version__ = "0.1.0"
 
-__all__ = ["CudaError", "Version", "DEFAULT_VERSION", "sum", "versions", "device_count", "device_info", "__version__"]
+__all__ = ["CudaError", "Version", "DEFAULT_VERSION", "SumTiming", "TimedSum", "BenchRow", "BenchResult",
+           "sum", "versions", "bench", "device_count", "device_info", "__version__"]
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,29 @@ def versions() -> list[Version]:
 DEFAULT_VERSION: int = 8
 
 
+class SumTiming(NamedTuple):
+    """Where the time of one cured.sum(..., timing=True) went, in seconds."""
+
+    h2d_s: float  #: host-to-device copy of the input (device time, CUDA events)
+    reduce_s: float  #: every pass of the reduction (device time, CUDA events)
+    d2h_s: float  #: device-to-host copy of the result (device time, CUDA events)
+    total_s: float  #: the whole call, argument checks and conversions included (wall clock)
+
+
+class TimedSum(NamedTuple):
+    """cured.sum(..., timing=True): the sum and its timings; unpacks as `value, timing = ...`."""
+
+    value: np.generic
+    timing: SumTiming
+
+
 def sum(  # noqa: A001 - the name users expect, as numpy.sum
     a: Any,
-    version: int = DEFAULT_VERSION,
+    version: int | Literal["cub"] = DEFAULT_VERSION,
     dtype: Any = None,
     device: Literal["gpu", "cpu"] = "gpu",
-) -> np.generic:
+    timing: bool = False,
+) -> np.generic | TimedSum:
     """Sum of all elements of `a`, as numpy.sum(a, dtype=dtype) but computed by kernel `version`.
 
     Parameters
@@ -63,8 +83,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         Any array-like of bool, int8..int64, uint8..uint64, float16, float32 or float64, of any
         shape (all elements are summed). It is copied only when it is not already C-contiguous,
         aligned and in native byte order.
-    version : int
-        Which kernel: 0 to 8 (see cured.versions()). Defaults to DEFAULT_VERSION.
+    version : int or "cub"
+        Which kernel: 0 to 8 (see cured.versions()), or "cub" for NVIDIA's CUB DeviceReduce, the
+        reference (GPU only, NumPy's default accumulator only). Defaults to DEFAULT_VERSION.
     dtype : dtype, optional
         The accumulator and result dtype, with NumPy's meaning. By default, as numpy.sum: bool and
         signed integers sum into int64, unsigned into uint64, float16 into float32 (returned as
@@ -73,10 +94,14 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     device : {"gpu", "cpu"}
         "gpu" runs the kernel on the current CUDA device. "cpu" runs the version's CPU order model:
         the same additions in the same order, so bit for bit the GPU's result.
+    timing : bool
+        With True, return TimedSum(value, SumTiming(h2d_s, reduce_s, d2h_s, total_s)): the device
+        time of each stage (CUDA events) and the call's wall time.
 
     Returns
     -------
-    numpy scalar of the result dtype. The same input gives the same bits on every run.
+    numpy scalar of the result dtype (or TimedSum with timing=True). The same input gives the same
+    bits on every run.
 
     Raises
     ------
@@ -85,7 +110,13 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     MemoryError when the GPU has not enough memory.
     CudaError   for any other CUDA failure, including no GPU or no driver.
     """
-    return _cured.sum(a, version, None if dtype is None else np.dtype(dtype), device)
+    dtype = None if dtype is None else np.dtype(dtype)
+    if not timing:
+        return _cured.sum(a, version, dtype, device)
+    start = time.perf_counter()
+    value, stages = _cured.sum(a, version, dtype, device, True)
+    total = time.perf_counter() - start
+    return TimedSum(value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total))
 
 
 def device_count() -> int:

@@ -106,7 +106,7 @@ def test_unsupported_dtypes_raise_type_error_naming_the_dtype(bad, words):
 
 
 @pytest.mark.parametrize("version, error", [
-    (9, ValueError), (-1, ValueError), (2**70, ValueError),
+    (9, ValueError), (-1, ValueError), (2**70, ValueError), ("cub", ValueError), ("CUB", TypeError),
     (True, TypeError), (3.0, TypeError), ("3", TypeError), (None, TypeError),
 ])
 def test_bad_version(version, error):

@@ -1,0 +1,189 @@
+"""Timing cured's versions, and CUB beside them, on the local GPU.
+
+Each row times the device work of one whole reduction (every pass) with CUDA events, after a
+warm-up, `repeats` times, and reports the median with its spread. The data are random (never
+zeros). When the input is smaller than four times the L2 cache, the runs rotate among enough copies
+of it to cover four L2s, so that no run finds its input in the cache; the row says how many copies.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from . import _cured
+
+#: Copies of a small input cover this many L2 caches (see the module's docstring).
+L2_COVER = 4
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """One version at one length: timings in seconds, bandwidth in GB/s (10^9 bytes/s)."""
+
+    device: str
+    dtype: str
+    n: int
+    bytes: int  #: input bytes, each read once
+    version: int | str  #: a version id, or "cub"
+    name: str
+    repeats: int
+    buffers: int  #: copies of the input the runs rotated among (1: no rotation needed)
+    time_median_s: float
+    time_min_s: float
+    time_max_s: float
+    time_q1_s: float  #: first quartile
+    time_q3_s: float  #: third quartile
+    bandwidth_gbs: float  #: bytes / median time
+    peak_fraction: float  #: bandwidth over the device's theoretical peak
+    speedup_vs_v0: float | None  #: V0's median time over this row's
+    speedup_vs_previous: float | None  #: the previous version's median time over this row's
+    h2d_s: float | None  #: host-to-device copy of the NumPy input (median, device time)
+    end_to_end_s: float | None  #: cured.sum on the NumPy input, wall clock (median)
+    value: float | int  #: the sum the timed runs computed
+
+
+class BenchResult(list):
+    """A list of BenchRow with the device they were measured on."""
+
+    def __init__(self, rows: Iterable[BenchRow], device: dict[str, Any]):
+        super().__init__(rows)
+        self.device = device
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        return [dataclasses.asdict(row) for row in self]
+
+    def to_dataframe(self):
+        """A pandas DataFrame (pandas is needed only for this)."""
+        import pandas
+
+        return pandas.DataFrame(self.to_dicts())
+
+    def to_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=[f.name for f in dataclasses.fields(BenchRow)])
+        writer.writeheader()
+        writer.writerows(self.to_dicts())
+        return out.getvalue()
+
+    def table(self) -> str:
+        """The speedup table as text, one block per (dtype, length)."""
+        lines = []
+        for (dtype, n), rows in _groups(self):
+            lines.append(f"{n:,} {dtype} elements ({rows[0].bytes / 2**20:,.1f} MiB)"
+                         + (f", rotating among {rows[0].buffers} copies to defeat the L2 cache" if rows[0].buffers > 1 else ""))
+            lines.append(f"{'version':<28}{'median us':>11}{'spread us':>17}{'GB/s':>8}{'% peak':>8}"
+                         f"{'vs V0':>9}{'vs prev':>9}{'H2D us':>10}{'end-to-end us':>15}")
+            for r in rows:
+                label = f"V{r.version} {r.name}" if isinstance(r.version, int) else f"{r.name}"
+                spread = f"{r.time_min_s * 1e6:.1f}-{r.time_max_s * 1e6:.1f}"
+                lines.append(
+                    f"{label:<28}{r.time_median_s * 1e6:>11.2f}{spread:>17}{r.bandwidth_gbs:>8.0f}"
+                    f"{100 * r.peak_fraction:>7.1f}%{_ratio(r.speedup_vs_v0):>9}{_ratio(r.speedup_vs_previous):>9}"
+                    f"{_us(r.h2d_s):>10}{_us(r.end_to_end_s):>15}")
+            lines.append("")
+        return "\n".join(lines)
+
+
+def _groups(rows: Sequence[BenchRow]):
+    keys = list(dict.fromkeys((r.dtype, r.n) for r in rows))
+    return [(key, [r for r in rows if (r.dtype, r.n) == key]) for key in keys]
+
+
+def _ratio(x: float | None) -> str:
+    return "" if x is None else f"{x:.2f}x"
+
+
+def _us(x: float | None) -> str:
+    return "" if x is None else f"{x * 1e6:.0f}"
+
+
+def random_input(n: int, dtype: Any, seed: int = 0) -> np.ndarray:
+    """Random data for timing: standard normal floats, integers over a range whose sums stay
+    exact, random bools. Never zeros only."""
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng([seed, n])
+    if dtype.kind == "b":
+        return rng.random(n) < 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), size=n, dtype=dtype, endpoint=True)
+    return rng.standard_normal(n).astype(dtype)
+
+
+def bench(
+    versions: Sequence[int | str] | None = None,
+    lengths: Sequence[int] = (1 << 25,),
+    dtype: Any = "float32",
+    repeats: int = 20,
+    warmup: int = 3,
+    end_to_end: bool = True,
+    end_to_end_repeats: int = 5,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> BenchResult:
+    """Times versions (default: every version, then "cub") at each length on the current GPU.
+
+    Returns a BenchResult: a list of BenchRow (fields named; .to_dicts(), .to_dataframe(),
+    .to_csv(), .table()). With end_to_end, each row also times cured.sum on the NumPy array
+    itself: the host-to-device copy (device time) and the whole call (wall clock).
+    """
+    from . import device_info, versions as all_versions  # the package imports this module
+
+    if repeats < 1 or warmup < 0 or end_to_end_repeats < 1:
+        raise ValueError("bench: repeats and end_to_end_repeats must be >= 1, warmup >= 0")
+    registry = {v.id: v for v in all_versions()}
+    chosen = list(versions) if versions is not None else [*registry, "cub"]
+    for v in chosen:
+        if v != "cub" and (isinstance(v, bool) or not isinstance(v, int) or v not in registry):
+            raise ValueError(f"bench: no version {v!r}; the versions are {list(registry)} and 'cub'")
+    info = device_info()
+    min_bytes = L2_COVER * info["l2_cache_bytes"]
+    rows: list[BenchRow] = []
+    for n in lengths:
+        x = random_input(n, dtype, seed)
+        medians: dict[int | str, float] = {}
+        previous: float | None = None
+        for v in chosen:
+            if progress:
+                progress(f"{info['name']}: {n:,} {x.dtype} elements, version {v}")
+            run = _cured.bench(x, v, repeats, warmup, min_bytes)
+            times = sorted(run["seconds"])
+            median = statistics.median(times)
+            quartiles = statistics.quantiles(times, n=4) if len(times) > 1 else [median] * 3
+            medians[v] = median
+            h2d = e2e = None
+            if end_to_end:
+                h2d, e2e = _end_to_end(x, v, end_to_end_repeats)
+            rows.append(BenchRow(
+                device=info["name"], dtype=str(x.dtype), n=n, bytes=x.nbytes, version=v,
+                name=registry[v].name if v != "cub" else "CUB DeviceReduce::Sum",
+                repeats=repeats, buffers=run["buffers"], time_median_s=median, time_min_s=times[0],
+                time_max_s=times[-1], time_q1_s=quartiles[0], time_q3_s=quartiles[2],
+                bandwidth_gbs=x.nbytes / median / 1e9, peak_fraction=x.nbytes / median / info["peak_bandwidth_bytes_per_s"],
+                speedup_vs_v0=medians[0] / median if 0 in medians else None,
+                speedup_vs_previous=previous / median if previous is not None and v != "cub" else None,
+                h2d_s=h2d, end_to_end_s=e2e, value=run["value"].item()))
+            if v != "cub":
+                previous = median
+    return BenchResult(rows, info)
+
+
+def _end_to_end(x: np.ndarray, version: int | str, repeats: int) -> tuple[float, float]:
+    """Median host-to-device copy (device time) and median wall time of cured.sum(x)."""
+    from . import sum as cured_sum
+
+    cured_sum(x, version=version)  # warm
+    h2d, wall = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        _, timings = cured_sum(x, version=version, timing=True)
+        wall.append(time.perf_counter() - start)
+        h2d.append(timings.h2d_s)
+    return statistics.median(h2d), statistics.median(wall)
