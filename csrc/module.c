@@ -274,8 +274,8 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     }
     result = result_scalar(&args, &value);
     if (result != NULL && want_timing)
-        Py_SETREF(result, Py_BuildValue("N{s:d,s:d,s:d}", result, "h2d", timing.h2d, "reduce", timing.reduce,
-                                        "d2h", timing.d2h));
+        Py_SETREF(result, Py_BuildValue("O{s:d,s:d,s:d}", result, "h2d", timing.h2d, "reduce", timing.reduce,
+                                        "d2h", timing.d2h)); /* "O": Py_SETREF drops our reference */
 done:
     Py_XDECREF(requested);
     sum_args_clear(&args);

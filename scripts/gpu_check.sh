@@ -15,7 +15,7 @@ if [ -z "${CURED_CUDA_ARCHS:-}" ]; then
 fi
 echo "== build for sm_$CURED_CUDA_ARCHS"
 "$PYTHON" -m pip install --no-build-isolation --no-deps -e . >"$LOG_DIR/build.log" 2>&1 || { cat "$LOG_DIR/build.log"; exit 1; }
-"$PYTHON" -m cured | head -n 1
+"$PYTHON" -c 'import cured; print(cured.device_info())'
 
 echo "== pytest"
 # CURED_REQUIRE_GPU makes the suite fail, not skip, when the GPU cannot be used.
