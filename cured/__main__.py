@@ -86,7 +86,7 @@ def sweep_table(result: BenchResult) -> str:
     lines = [f"bandwidth (GB/s) against length, {result[0].dtype}",
              f"{'length':>10}" + "".join(f"{('V' + str(v)) if v != 'cub' else 'CUB':>8}" for v in versions)]
     for n in lengths:
-        lines.append(f"{'2^' + str(n.bit_length() - 1):>10}" + "".join(f"{by_key[v, n].bandwidth_gbs:>8.0f}" for v in versions))
+        lines.append(f"{'2^' + str(n.bit_length() - 1):>10}" + "".join(f"{by_key[v, n].bandwidth_gbs:>8.3g}" for v in versions))
     return "\n".join(lines) + "\n"
 
 

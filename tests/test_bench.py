@@ -29,7 +29,7 @@ def test_result_formats_without_a_gpu():
     assert rows.to_csv().splitlines()[0].startswith("device,dtype,n,bytes,version")
     sweep = sweep_table(rows).splitlines()
     assert sweep[1].split() == ["length", "V0", "CUB"]
-    assert sweep[2].split() == ["2^10", "2", "4"] and sweep[3].split() == ["2^11", "2", "8"]
+    assert sweep[2].split() == ["2^10", "2.05", "4.1"] and sweep[3].split() == ["2^11", "2.05", "8.19"]
 
 
 @pytest.mark.parametrize("versions", [[9], ["CUB"], [True], [1.5]])
