@@ -4,14 +4,15 @@ GPU, so this runs the same on a GPU machine and on CI."""
 import os
 import subprocess
 import sys
-
-import pytest
+import tempfile
 
 HIDDEN = dict(os.environ, CUDA_VISIBLE_DEVICES="")
 
 
 def run(*args):
-    return subprocess.run([sys.executable, *args], env=HIDDEN, capture_output=True, text=True, timeout=120)
+    # From an empty directory, so that `import cured` finds the installed package, not a source tree.
+    with tempfile.TemporaryDirectory() as cwd:
+        return subprocess.run([sys.executable, *args], env=HIDDEN, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def test_gpu_calls_raise_cuda_error():
