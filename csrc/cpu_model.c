@@ -45,6 +45,26 @@ static float half_to_float(uint16_t h) {
 
 typedef void (*model_pass_fn)(const cured_version *, const void *, cured_dtype, int64_t, void *);
 
+/* Schedule TILES: the tiles' partials, then their combination, into *result. */
+static int tiles_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in, int64_t n,
+                     void *result) {
+    const cured_tiles t = cured_tiles_of(v->threads, v->per_thread, cured_dtype_size(in_dtype), n);
+    void *partials = malloc((size_t)t.tiles * 8);
+    if (partials == NULL) return -1;
+    if (acc == CURED_ACC_FLOAT32) {
+        const float sum = model_tiles_f32(v, in, in_dtype, n, partials);
+        memcpy(result, &sum, sizeof sum);
+    } else if (acc == CURED_ACC_FLOAT64) {
+        const double sum = model_tiles_f64(v, in, in_dtype, n, partials);
+        memcpy(result, &sum, sizeof sum);
+    } else {
+        const uint64_t sum = model_tiles_u64(v, in, in_dtype, n, partials);
+        memcpy(result, &sum, sizeof sum);
+    }
+    free(partials);
+    return 0;
+}
+
 int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in,
                   int64_t n, void *result) {
     const model_pass_fn pass = acc == CURED_ACC_FLOAT32   ? model_pass_f32
@@ -52,8 +72,9 @@ int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, c
                                                           : model_pass_u64;
     const int64_t per_block = cured_elements_per_block(v);
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
-    if (v->threads > CURED_MAX_THREADS) return -1;
+    if (v->threads > CURED_MAX_THREADS || v->threads % 32 != 0) return -1;
     if (n == 0) return 0;
+    if (v->schedule == CURED_TILES) return tiles_sum(v, in_dtype, acc, in, n, result);
 
     const int64_t first_blocks = (n + per_block - 1) / per_block;
     void *partials = malloc((size_t)first_blocks * 8);

@@ -3,7 +3,9 @@
 #define CURED_CAT_(a, b) a##_##b
 #define CURED_CAT(a, b) CURED_CAT_(a, b)
 #define LOAD CURED_CAT(model_load, ACC_NAME)
+#define TREE CURED_CAT(model_tree, ACC_NAME)
 #define PASS CURED_CAT(model_pass, ACC_NAME)
+#define TILES CURED_CAT(model_tiles, ACC_NAME)
 
 /* Element i of in[0, n) converted to the accumulator, or 0 past the end, as cured::load does.
  * Conversions are C's, as on the GPU: integers into floating round to nearest, into 64-bit integer
@@ -29,8 +31,30 @@ static ACC_T LOAD(const void *in, cured_dtype dtype, int64_t i, int64_t n) {
     return (ACC_T)0;
 }
 
-/* One pass: every block's partial sum, in the order the kernels add. For integer accumulators
- * ACC_T is uint64_t, whose wrap-around is the GPU's int64 and uint64 addition. */
+/* The block's tree over s[0, threads): s[0] becomes the block's sum, the pairs added in `tree`'s
+ * order (cured.h). */
+static void TREE(cured_tree_order tree, ACC_T *s, int threads) {
+    if (tree == CURED_TREE_INTERLEAVED) {
+        for (int stride = 1; stride < threads; stride *= 2)
+            for (int t = 0; t < threads; t += 2 * stride) s[t] += s[t + stride];
+    } else if (tree == CURED_TREE_SEQUENTIAL) {
+        for (int stride = threads / 2; stride > 0; stride /= 2)
+            for (int t = 0; t < stride; ++t) s[t] += s[t + stride];
+    } else { /* WARPS: each warp's 32 lanes (shuffles), then the warps' sums, collected in s[0, warps) */
+        const int warps = threads / 32;
+        for (int w = 0; w < warps; ++w) {
+            ACC_T *lane = s + 32 * w;
+            for (int stride = 16; stride > 0; stride /= 2)
+                for (int t = 0; t < stride; ++t) lane[t] += lane[t + stride];
+            s[w] = lane[0];
+        }
+        for (int stride = warps / 2; stride > 0; stride /= 2)
+            for (int t = 0; t < stride; ++t) s[t] += s[t + stride];
+    }
+}
+
+/* Schedule PASSES, one pass: every block's partial sum, in the order the kernels add. For integer
+ * accumulators ACC_T is uint64_t, whose wrap-around is the GPU's int64 and uint64 addition. */
 static void PASS(const cured_version *v, const void *in, cured_dtype dtype, int64_t n, void *out_) {
     ACC_T *out = (ACC_T *)out_;
     ACC_T s[CURED_MAX_THREADS]; /* the block's shared memory */
@@ -46,18 +70,45 @@ static void PASS(const cured_version *v, const void *in, cured_dtype dtype, int6
             s[t] = sum;
         }
         /* ... then the block's tree. */
-        if (v->tree == CURED_TREE_INTERLEAVED) {
-            for (int stride = 1; stride < threads; stride *= 2)
-                for (int t = 0; t < threads; t += 2 * stride) s[t] += s[t + stride];
-        } else {
-            for (int stride = threads / 2; stride > 0; stride /= 2)
-                for (int t = 0; t < stride; ++t) s[t] += s[t + stride];
-        }
+        TREE(v->tree, s, threads);
         out[b] = s[0];
     }
 }
 
+/* Schedule TILES: the whole sum, as the V9 kernel computes it. `partials` has room for t.tiles. */
+static ACC_T TILES(const cured_version *v, const void *in, cured_dtype dtype, int64_t n, ACC_T *partials) {
+    const cured_tiles t = cured_tiles_of(v->threads, v->per_thread, cured_dtype_size(dtype), n);
+    const int threads = v->threads;
+    ACC_T s[CURED_MAX_THREADS];
+    for (int64_t tile = 0; tile < t.tiles; ++tile) {
+        /* Thread i adds, from 0, in (step, vector, element) order, vector u of a step at vector
+         * index u * threads + i; past the end of the input, zeros. */
+        for (int i = 0; i < threads; ++i) {
+            ACC_T sum = (ACC_T)0;
+            for (int64_t step = 0; step < t.steps; ++step)
+                for (int u = 0; u < v->per_thread; ++u) {
+                    const int64_t first = tile * t.tile + step * t.step + ((int64_t)u * threads + i) * t.vector;
+                    for (int j = 0; j < t.vector; ++j) sum += LOAD(in, dtype, first + j, n);
+                }
+            s[i] = sum;
+        }
+        TREE(v->tree, s, threads);
+        partials[tile] = s[0];
+    }
+    if (t.tiles == 1) return partials[0];
+    /* The last block: thread i adds partials i, i + threads, ... from 0, then the tree. */
+    for (int i = 0; i < threads; ++i) {
+        ACC_T sum = (ACC_T)0;
+        for (int64_t k = i; k < t.tiles; k += threads) sum += partials[k];
+        s[i] = sum;
+    }
+    TREE(v->tree, s, threads);
+    return s[0];
+}
+
 #undef LOAD
+#undef TREE
 #undef PASS
+#undef TILES
 #undef ACC_T
 #undef ACC_NAME

@@ -53,43 +53,85 @@ cured_dtype cured_acc_dtype(cured_acc acc);
 
 /* ---- versions ------------------------------------------------------------------------------
  * The one registry of kernel versions. Each row:
- *   X(id, symbol, name, threads a block, elements a thread, tree order, summary)
+ *   X(id, symbol, name, schedule, threads a block, per thread, tree order, summary)
  * `symbol` names the kernel's source file (csrc/kernels/<symbol>.cu) and its launch table.
- * Elements a thread: how many input elements each thread adds up before the block's tree.
+ *
+ * Schedule PASSES (V0 to V8): each block reduces threads x per_thread consecutive elements to one
+ * partial sum; further passes of the same kernel reduce the partials until one value is left. Each
+ * thread adds its per_thread elements, `threads` apart, in order, then the block's tree runs.
+ *
+ * Schedule TILES (V9): one launch. The input is cut into tiles fixed by the dtype and the length
+ * alone (cured_tiles_of); each tile gives one partial sum, whichever block reduces it, and the last
+ * block to finish combines the partials in a fixed order. per_thread is the 16-byte vectors each
+ * thread loads in one step of a tile.
+ *
  * Tree order: the pairs the block's tree adds, which the CPU order model follows:
  *   INTERLEAVED  step s = 1, 2, 4, ...: s[i] += s[i + s] for i a multiple of 2s;
- *   SEQUENTIAL   step s = T/2, ..., 1:  s[i] += s[i + s] for i < s. */
+ *   SEQUENTIAL   step s = T/2, ..., 1:  s[i] += s[i + s] for i < s;
+ *   WARPS        SEQUENTIAL within each warp of 32 (warp shuffles), then SEQUENTIAL over the
+ *                warps' sums. */
 #define CURED_VERSIONS(X)                                                                                       \
-    X(0, v0_global_memory, "global memory", 256, 1, CURED_TREE_INTERLEAVED,                                     \
+    X(0, v0_global_memory, "global memory", CURED_PASSES, 256, 1, CURED_TREE_INTERLEAVED,                       \
       "interleaved tree in a global-memory scratch array; tid % (2*s) == 0 picks the adders (divergent)")      \
-    X(1, v1_shared_memory, "shared memory", 256, 1, CURED_TREE_INTERLEAVED,                                     \
+    X(1, v1_shared_memory, "shared memory", CURED_PASSES, 256, 1, CURED_TREE_INTERLEAVED,                       \
       "the same tree in on-chip shared memory")                                                                \
-    X(2, v2_no_divergence, "no divergence", 256, 1, CURED_TREE_INTERLEAVED,                                     \
+    X(2, v2_no_divergence, "no divergence", CURED_PASSES, 256, 1, CURED_TREE_INTERLEAVED,                       \
       "index = 2*s*tid keeps the working threads contiguous; bank conflicts remain")                           \
-    X(3, v3_no_bank_conflict, "no bank conflict", 256, 1, CURED_TREE_SEQUENTIAL,                                \
+    X(3, v3_no_bank_conflict, "no bank conflict", CURED_PASSES, 256, 1, CURED_TREE_SEQUENTIAL,                  \
       "sequential addressing, s = T/2 ... 1, tid < s: a warp reads 32 consecutive words")                      \
-    X(4, v4_add_during_load, "add during load", 256, 2, CURED_TREE_SEQUENTIAL,                                  \
+    X(4, v4_add_during_load, "add during load", CURED_PASSES, 256, 2, CURED_TREE_SEQUENTIAL,                    \
       "each thread adds two elements blockDim apart while loading: half the blocks, no idle first step")       \
-    X(5, v5_unroll_last_warp, "unroll last warp", 256, 2, CURED_TREE_SEQUENTIAL,                                \
+    X(5, v5_unroll_last_warp, "unroll last warp", CURED_PASSES, 256, 2, CURED_TREE_SEQUENTIAL,                  \
       "the last six steps run in the first warp with __syncwarp instead of __syncthreads")                     \
-    X(6, v6_completely_unroll, "completely unroll", 256, 2, CURED_TREE_SEQUENTIAL,                              \
+    X(6, v6_completely_unroll, "completely unroll", CURED_PASSES, 256, 2, CURED_TREE_SEQUENTIAL,                \
       "block size is a template parameter: the shared-memory loop unrolls at compile time")                    \
-    X(7, v7_many_elements_per_thread, "many elements a thread", 256, 128, CURED_TREE_SEQUENTIAL,                \
+    X(7, v7_many_elements_per_thread, "many elements a thread", CURED_PASSES, 256, 128, CURED_TREE_SEQUENTIAL,  \
       "each thread sums 128 elements blockDim apart in a register before the tree")                            \
-    X(8, v8_warp_shuffle, "warp shuffle", 256, 128, CURED_TREE_SEQUENTIAL,                                      \
-      "the last warp reduces in registers with __shfl_down_sync, not through shared memory")
+    X(8, v8_warp_shuffle, "warp shuffle", CURED_PASSES, 256, 128, CURED_TREE_SEQUENTIAL,                        \
+      "the last warp reduces in registers with __shfl_down_sync, not through shared memory")                   \
+    X(9, v9_one_launch_tiles, "one launch, fixed tiles", CURED_TILES, 256, 8, CURED_TREE_WARPS,                 \
+      "16-byte loads, 8 in flight a thread, a grid sized to the GPU, tiles fixed by the length, one launch")
 
-typedef enum { CURED_TREE_INTERLEAVED, CURED_TREE_SEQUENTIAL } cured_tree_order;
+typedef enum { CURED_TREE_INTERLEAVED, CURED_TREE_SEQUENTIAL, CURED_TREE_WARPS } cured_tree_order;
+typedef enum { CURED_PASSES, CURED_TILES } cured_schedule;
 
 /* Compile-time shapes for the kernels: <symbol>_threads and <symbol>_per_thread. */
-#define CURED_SHAPE_ENUM(id, sym, name, threads, per_thread, tree, summary)                        \
+#define CURED_SHAPE_ENUM(id, sym, name, schedule, threads, per_thread, tree, summary)              \
     sym##_threads = (threads), sym##_per_thread = (per_thread),
 enum { CURED_VERSIONS(CURED_SHAPE_ENUM) };
 #undef CURED_SHAPE_ENUM
 
-/* One pass of a version: reduces n elements of `in` to one partial sum a block in `out`.
- * `scratch` holds (blocks x threads) accumulators for versions whose tree runs in global memory
- * (V0) and is NULL otherwise. Returns the launch's error. */
+/* ---- tiles (schedule TILES) -----------------------------------------------------------------
+ * A step is threads x per_thread vectors of 16 bytes; a tile is `steps` steps, with steps the
+ * smallest power of two that leaves at most CURED_MAX_TILES tiles. Everything here follows from the
+ * dtype and the length: the GPU kernel and the CPU model both call this. */
+#define CURED_VECTOR_BYTES 16
+#define CURED_MAX_TILES 4096
+
+typedef struct {
+    int vector;       /* elements in one 16-byte vector */
+    int64_t step;     /* elements in one step of a tile */
+    int64_t steps;    /* steps in a tile */
+    int64_t tile;     /* elements in a tile */
+    int64_t tiles;    /* tiles over n elements (at least 1) */
+} cured_tiles;
+
+static inline cured_tiles cured_tiles_of(int threads, int per_thread, int item_size, int64_t n) {
+    cured_tiles t;
+    t.vector = CURED_VECTOR_BYTES / item_size;
+    t.step = (int64_t)threads * per_thread * t.vector;
+    t.steps = 1;
+    while ((n + t.step * t.steps - 1) / (t.step * t.steps) > CURED_MAX_TILES) t.steps *= 2;
+    t.tile = t.step * t.steps;
+    t.tiles = n > t.tile ? (n + t.tile - 1) / t.tile : 1;
+    return t;
+}
+
+/* A version's kernel launch. PASSES: one pass, reducing n elements of `in` to one partial sum a
+ * block in `out`; `scratch` holds (blocks x threads) accumulators for versions whose tree runs in
+ * global memory (V0) and is NULL otherwise. TILES: the whole sum into out[0]; `scratch` is the
+ * workspace (cured_tiles_workspace), whose ticket counter must be 0 before the first launch and is
+ * 0 again after each. Returns the launch's error. */
 typedef cudaError_t (*cured_launch_fn)(const void *in, void *out, int64_t n, void *scratch,
                                        cudaStream_t stream);
 
@@ -104,8 +146,9 @@ typedef struct {
     const char *symbol;
     const char *name;
     const char *summary;
+    cured_schedule schedule;
     int threads;            /* threads a block */
-    int per_thread;         /* input elements a thread */
+    int per_thread;         /* PASSES: input elements a thread; TILES: 16-byte vectors a thread a step */
     cured_tree_order tree;  /* the block tree's order */
     int tree_in_global;     /* the block tree runs in a global-memory scratch array (V0) */
     const cured_launch_table *launchers;
@@ -117,9 +160,26 @@ extern const int cured_num_versions;
 /* The version with this id, or NULL. */
 const cured_version *cured_find_version(long id);
 
+/* PASSES: the elements one block reduces. */
 static inline int64_t cured_elements_per_block(const cured_version *v) {
     return (int64_t)v->threads * v->per_thread;
 }
+
+/* TILES: the workspace is a ticket counter (unsigned int) at offset 0, then the tiles' partial sums
+ * at offset CURED_TILES_PARTIALS_OFFSET. */
+#define CURED_TILES_PARTIALS_OFFSET 256
+static inline size_t cured_tiles_workspace(int64_t tiles, int acc_size) {
+    return CURED_TILES_PARTIALS_OFFSET + (size_t)tiles * (size_t)acc_size;
+}
+
+/* TILES: the grid the kernel will use for `tiles` tiles when `capacity` blocks fit on the GPU at
+ * once: as many blocks as fit, but no block with more tiles than it needs, or a test override. */
+int64_t cured_tiles_grid(int64_t tiles, int64_t capacity);
+
+/* For tests: launch TILES kernels with this many blocks (0: sized from the GPU), and place the
+ * input of cured_gpu_sum `misalign` bytes past a 16-byte boundary (0 to 15). The result depends on
+ * neither. */
+void cured_set_test_launch(int64_t blocks, int misalign);
 
 /* ---- CUB, the reference ------------------------------------------------------------------
  * cub::DeviceReduce (kernels/cub_reference.cu), one function a dtype, summing with NumPy's default
@@ -156,6 +216,10 @@ typedef struct {
 
 cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                   cured_acc acc, int64_t n);
+
+/* Prepares a fresh workspace for the plan's runs (TILES: zeroes the ticket counter, which each run
+ * leaves at zero again). */
+cured_cuda_status cured_plan_init_workspace(const cured_plan *plan, void *workspace, cudaStream_t stream);
 
 /* Runs every pass of the plan on `stream`: from d_in (device, n elements) to *d_out (device, one
  * accumulator), using `workspace` (device, plan->workspace_bytes). */

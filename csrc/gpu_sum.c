@@ -54,6 +54,24 @@ done:
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+static _Atomic int64_t grid_override = 0;
+static _Atomic int input_misalign = 0;
+
+void cured_set_test_launch(int64_t blocks, int misalign) {
+    grid_override = blocks > 0 ? blocks : 0;
+    input_misalign = misalign > 0 && misalign < 16 ? misalign : 0;
+}
+
+int64_t cured_tiles_grid(int64_t tiles, int64_t capacity) {
+    const int64_t forced = grid_override;
+    if (forced > 0) return forced < tiles ? forced : tiles;
+    /* As many blocks as fit at once, but then as few as give each block the same number of tiles,
+     * so that no block finishes a whole tile after the others. */
+    const int64_t per_block = ceil_div(tiles, capacity > 0 ? capacity : 1);
+    return ceil_div(tiles, per_block);
+}
+
+
 /* A version's workspace: V0's scratch array for the first pass (the largest), then two buffers of
  * partial sums that the passes write in turn: pass 0 writes A (blocks of pass 0), pass 1 reads A
  * and writes B (blocks of pass 1), pass 2 reads B and writes A, and so on; the last pass writes
@@ -90,7 +108,12 @@ cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version
             status.call = "the launch table (no kernel for this dtype and accumulator)";
             return status;
         }
-        plan->workspace_bytes = layout_of(version, acc, n).bytes;
+        if (version->schedule == CURED_TILES) {
+            const cured_tiles t = cured_tiles_of(version->threads, version->per_thread, cured_dtype_size(in_dtype), n);
+            plan->workspace_bytes = align_up(cured_tiles_workspace(t.tiles, cured_dtype_size(cured_acc_dtype(acc))));
+        } else {
+            plan->workspace_bytes = layout_of(version, acc, n).bytes;
+        }
     } else {
         if (acc != cured_default_acc(in_dtype)) {
             status.code = cudaErrorNotSupported;
@@ -103,6 +126,14 @@ cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version
                       cured_cub_reducers.fn[in_dtype](NULL, &temp_bytes, NULL, n, NULL, cudaStreamPerThread));
         plan->workspace_bytes = align_up(temp_bytes);
     }
+done:
+    return status;
+}
+
+cured_cuda_status cured_plan_init_workspace(const cured_plan *plan, void *workspace, cudaStream_t stream) {
+    cured_cuda_status status = cured_ok;
+    if (plan->version != NULL && plan->version->schedule == CURED_TILES)
+        CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(workspace, 0, sizeof(unsigned), stream)); /* the ticket */
 done:
     return status;
 }
@@ -120,6 +151,10 @@ cured_cuda_status cured_plan_run(const cured_plan *plan, const void *d_in, void 
         size_t temp_bytes = plan->workspace_bytes;
         CURED_TRY("cub::DeviceReduce", cured_cub_reducers.fn[plan->in_dtype](workspace, &temp_bytes, d_in, plan->n,
                                                                             d_out, stream));
+        goto done;
+    }
+    if (v->schedule == CURED_TILES) {
+        CURED_TRY(v->symbol, v->launchers->fn[plan->in_dtype][plan->acc](d_in, d_out, plan->n, workspace, stream));
         goto done;
     }
     const version_layout layout = layout_of(v, plan->acc, plan->n);
@@ -174,7 +209,11 @@ cured_cuda_status cured_gpu_sum(const cured_plan *plan, const void *in, void *re
 
     if (timing != NULL)
         for (int k = 0; k < 4; ++k) CURED_TRY("cudaEventCreate", cudaEventCreate(&events[k]));
-    CURED_TRY("cudaMallocAsync", sum_buffers_alloc(&buffers, plan, align_up(in_bytes), stream));
+    CURED_TRY("cudaMallocAsync", sum_buffers_alloc(&buffers, plan, align_up(in_bytes + 16), stream));
+    if (input_misalign % cured_dtype_size(plan->in_dtype) == 0) /* elements stay naturally aligned */
+        buffers.in = (char *)buffers.in + input_misalign;
+    status = cured_plan_init_workspace(plan, buffers.workspace, stream);
+    if (status.code != cudaSuccess) goto done;
     if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[0], stream));
     if (in_bytes > 0)
         CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(buffers.in, in, in_bytes, cudaMemcpyHostToDevice, stream));
@@ -228,6 +267,8 @@ cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_
                                                          (size_t)copy * stride, cudaMemcpyDeviceToDevice, stream));
         }
     }
+    status = cured_plan_init_workspace(plan, mem.workspace, stream);
+    if (status.code != cudaSuccess) goto done;
     events = (cudaEvent_t *)calloc(2 * (size_t)repeats, sizeof *events);
     if (events == NULL) {
         status.code = cudaErrorMemoryAllocation;

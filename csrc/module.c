@@ -348,11 +348,14 @@ static PyObject *py_versions(PyObject *module, PyObject *unused) {
     if (rows == NULL) return NULL;
     for (int k = 0; k < cured_num_versions; ++k) {
         const cured_version *v = &cured_versions[k];
+        static const char *const trees[] = {"interleaved", "sequential", "warps"};
+        const int passes = v->schedule == CURED_PASSES;
         PyObject *row = Py_BuildValue(
-            "{s:i,s:s,s:s,s:s,s:i,s:i,s:L,s:s}", "id", v->id, "name", v->name, "source", v->symbol,
-            "summary", v->summary, "threads", v->threads, "elements_per_thread", v->per_thread,
-            "elements_per_block", (long long)cured_elements_per_block(v), "tree",
-            v->tree == CURED_TREE_INTERLEAVED ? "interleaved" : "sequential");
+            "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:N,s:N,s:s}", "id", v->id, "name", v->name, "source", v->symbol,
+            "summary", v->summary, "schedule", passes ? "passes" : "tiles", "threads", v->threads,
+            "per_thread", v->per_thread, "elements_per_thread", passes ? PyLong_FromLong(v->per_thread) : Py_NewRef(Py_None),
+            "elements_per_block", passes ? PyLong_FromLongLong(cured_elements_per_block(v)) : Py_NewRef(Py_None),
+            "tree", trees[v->tree]);
         if (row == NULL) {
             Py_DECREF(rows);
             return NULL;
@@ -360,6 +363,45 @@ static PyObject *py_versions(PyObject *module, PyObject *unused) {
         PyTuple_SET_ITEM(rows, k, row);
     }
     return rows;
+}
+
+static PyObject *py_shape(PyObject *module, PyObject *args) {
+    PyObject *version_obj;
+    PyArray_Descr *descr = NULL;
+    long long n;
+    const cured_version *v;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "OO&L:shape", &version_obj, PyArray_DescrConverter, &descr, &n)) return NULL;
+    const int dtype = dtype_of(descr);
+    Py_DECREF(descr);
+    if (dtype < 0 || parse_version(version_obj, 0, &v) < 0) return NULL;
+    if (n < 0) return PyErr_Format(PyExc_ValueError, "shape: n must be >= 0, not %lld", n);
+    if (v->schedule == CURED_TILES) {
+        const cured_tiles t = cured_tiles_of(v->threads, v->per_thread, cured_dtype_size((cured_dtype)dtype), n);
+        return Py_BuildValue("{s:s,s:i,s:L,s:L,s:L,s:L}", "schedule", "tiles", "vector", t.vector, "step",
+                             (long long)t.step, "steps", (long long)t.steps, "tile", (long long)t.tile, "tiles",
+                             (long long)t.tiles);
+    }
+    PyObject *blocks = PyList_New(0);
+    for (int64_t count = n; blocks != NULL && count > 0;) {
+        count = (count + cured_elements_per_block(v) - 1) / cured_elements_per_block(v);
+        PyObject *b = PyLong_FromLongLong(count);
+        if (b == NULL || PyList_Append(blocks, b) < 0) Py_CLEAR(blocks);
+        Py_XDECREF(b);
+        if (count == 1) break;
+    }
+    return blocks == NULL ? NULL : Py_BuildValue("{s:s,s:N}", "schedule", "passes", "blocks", blocks);
+}
+
+static PyObject *py_set_test_launch(PyObject *module, PyObject *args) {
+    long long blocks;
+    int misalign;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "Li:_set_test_launch", &blocks, &misalign)) return NULL;
+    if (blocks < 0 || misalign < 0 || misalign > 15)
+        return PyErr_Format(PyExc_ValueError, "_set_test_launch: blocks >= 0 and 0 <= misalign < 16");
+    cured_set_test_launch(blocks, misalign);
+    Py_RETURN_NONE;
 }
 
 static PyObject *py_device_count(PyObject *module, PyObject *unused) {
@@ -428,6 +470,12 @@ static PyMethodDef methods[] = {
      "'workspace_bytes'}. cured.bench is the documented entry point."},
     {"versions", py_versions, METH_NOARGS,
      "versions()\n--\n\nThe registry of kernel versions: a tuple of dicts, one a version."},
+    {"shape", py_shape, METH_VARARGS,
+     "shape(version, dtype, n)\n--\n\nHow `version` cuts n elements of `dtype`: for schedule 'passes', the "
+     "blocks of each pass; for 'tiles', the vector width, step, steps a tile, tile and tiles."},
+    {"_set_test_launch", py_set_test_launch, METH_VARARGS,
+     "_set_test_launch(blocks, misalign)\n--\n\nFor tests: force the grid of tiled kernels (0: from the "
+     "GPU) and misalign the device input of cured.sum by `misalign` bytes (0 to 15)."},
     {"device_count", py_device_count, METH_NOARGS,
      "device_count()\n--\n\nThe number of CUDA devices; 0 when there is none or no driver."},
     {"device_info", py_device_info, METH_NOARGS,

@@ -3,13 +3,13 @@
 
 #include "cured.h"
 
-#define CURED_DECLARE_LAUNCHERS(id, sym, name, threads, per_thread, tree, summary)                 \
+#define CURED_DECLARE_LAUNCHERS(id, sym, name, schedule, threads, per_thread, tree, summary)       \
     extern const cured_launch_table sym##_launchers;
 CURED_VERSIONS(CURED_DECLARE_LAUNCHERS)
 #undef CURED_DECLARE_LAUNCHERS
 
-#define CURED_VERSION_ROW(id, sym, name, threads, per_thread, tree, summary)                       \
-    {(id), #sym, (name), (summary), (threads), (per_thread), (tree), (id) == 0, &sym##_launchers},
+#define CURED_VERSION_ROW(id, sym, name, schedule, threads, per_thread, tree, summary)             \
+    {(id), #sym, (name), (summary), (schedule), (threads), (per_thread), (tree), (id) == 0, &sym##_launchers},
 const cured_version cured_versions[] = {CURED_VERSIONS(CURED_VERSION_ROW)};
 #undef CURED_VERSION_ROW
 

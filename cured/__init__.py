@@ -37,10 +37,16 @@ class Version:
     name: str
     source: str  #: the kernel's file, csrc/kernels/<source>.cu
     summary: str  #: what this version changes, in one line
+    schedule: str  #: "passes" (V0 to V8: pass after pass) or "tiles" (V9: one launch, tiles fixed by the length)
     threads: int  #: threads a block
-    elements_per_thread: int  #: input elements each thread adds before the block's tree
-    elements_per_block: int
-    tree: str  #: the block tree's order: "interleaved" or "sequential"
+    per_thread: int  #: passes: input elements a thread; tiles: 16-byte vectors a thread in each step
+    elements_per_thread: int | None  #: passes: input elements each thread adds before the tree
+    elements_per_block: int | None  #: passes: input elements a block reduces
+    tree: str  #: the block tree's order: "interleaved", "sequential" or "warps"
+
+    def shape(self, n: int, dtype: Any = "float32") -> dict[str, Any]:
+        """How this version cuts n elements of dtype: the blocks of each pass, or the tiles."""
+        return _cured.shape(self.id, np.dtype(dtype), n)
 
 
 def versions() -> list[Version]:

@@ -21,10 +21,17 @@ def main(argv):
         for dtype in DTYPES:
             for n in LENGTHS:
                 x = (rng.standard_normal(n) * 50).astype(dtype)
-                got, model = cured.sum(x, version=version), cured.sum(x, version=version, device="cpu")
-                ok = got.tobytes() == model.tobytes()
-                failures += not ok
-                print(f"V{version} {dtype:<8} n={n:<8} gpu={got!r:<28} model={model!r:<28} {'ok' if ok else 'MISMATCH'}")
+                model = cured.sum(x, version=version, device="cpu")
+                # Tiled versions also run with few blocks (several tiles each) and misaligned input.
+                launches = [(0, 0), (7, x.itemsize)] if cured.versions()[version].schedule == "tiles" else [(0, 0)]
+                for blocks, misalign in launches:
+                    cured._cured._set_test_launch(blocks, misalign)
+                    got = cured.sum(x, version=version)
+                    ok = got.tobytes() == model.tobytes()
+                    failures += not ok
+                    print(f"V{version} {dtype:<8} n={n:<8} grid={blocks or 'auto':<5} misalign={misalign:<2} "
+                          f"gpu={got!r:<28} model={model!r:<28} {'ok' if ok else 'MISMATCH'}")
+                cured._cured._set_test_launch(0, 0)
     return 1 if failures else 0
 
 

@@ -3,7 +3,8 @@
 The error bound (also in README, "Accuracy"). A version reduces n elements in passes; in one pass an
 element meets at most (elements a thread - 1) additions in its thread's register and log2(threads)
 in the block's tree, so along its path to the result it meets at most h additions, h summed over the
-passes. Each addition in the accumulator (unit roundoff u: 2^-24 for float32, 2^-53 for float64)
+passes. V9 (tiles) is one such pass over each tile, its thread adding steps x 8 x (elements a
+vector) elements from 0, then one over the tiles' partials, ceil(tiles / 256) a thread. Each addition in the accumulator (unit roundoff u: 2^-24 for float32, 2^-53 for float64)
 and the conversion into it round once, so (Higham, Accuracy and Stability of Numerical Algorithms,
 section 4.2)
 
@@ -49,9 +50,14 @@ def cached_case(seed: int, dtype: np.dtype, n: int):
     return x, None, None
 
 
-def additions_on_path(version: cured.Version, n: int) -> int:
+def additions_on_path(version: cured.Version, n: int, dtype=np.float32) -> int:
     """h: the most additions any element meets on its way to the result."""
-    per_pass = version.elements_per_thread - 1 + int(math.log2(version.threads))
+    tree = int(math.log2(version.threads))
+    if version.schedule == "tiles":  # a thread's elements from 0, the tree, then the partials likewise
+        t = version.shape(n, dtype)
+        h = t["steps"] * version.per_thread * t["vector"] + tree
+        return h if t["tiles"] == 1 else h + -(-t["tiles"] // version.threads) + tree
+    per_pass = version.elements_per_thread - 1 + tree
     h, count = 0, n
     while True:
         h += per_pass
@@ -60,10 +66,11 @@ def additions_on_path(version: cured.Version, n: int) -> int:
             return h
 
 
-def error_bound(version: cured.Version, n: int, acc: np.dtype, result: np.dtype, exact: float, abs_sum: float) -> float:
+def error_bound(version: cured.Version, n: int, acc: np.dtype, result: np.dtype, exact: float, abs_sum: float,
+                in_dtype=np.float32) -> float:
     """The largest |computed - exact| the bound above allows, plus the reference's own rounding."""
     u = UNIT_ROUNDOFF[np.dtype(acc)]
-    k = additions_on_path(version, n) + 1
+    k = additions_on_path(version, n, in_dtype) + 1
     bound = k * u / (1 - k * u) * abs_sum
     if np.dtype(result) == np.dtype("float16"):
         bound = bound * (1 + 2.0**-11) + 2.0**-11 * abs(exact)
@@ -89,6 +96,6 @@ def check_against_numpy(version: cured.Version, x: np.ndarray, got: np.generic, 
         assert got == expected, f"V{version.id}: {got!r} != numpy.sum {expected!r}"
         return
     acc = np.dtype("float32") if np.asarray(got).dtype == np.float16 else np.asarray(got).dtype
-    bound = error_bound(version, x.size, acc, np.asarray(got).dtype, exact, abs_sum)
+    bound = error_bound(version, x.size, acc, np.asarray(got).dtype, exact, abs_sum, x.dtype)
     error = abs(float(got) - exact)
     assert error <= bound, f"V{version.id}: |{float(got)!r} - {exact!r}| = {error} > bound {bound}"

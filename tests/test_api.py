@@ -24,17 +24,31 @@ def test_version_metadata_and_types():
 
 def test_registry_lists_the_nine_versions_in_order():
     versions = cured.versions()
-    assert [v.id for v in versions] == list(range(9))
+    assert [v.id for v in versions] == list(range(10))
     assert [v.name for v in versions] == [
         "global memory", "shared memory", "no divergence", "no bank conflict", "add during load",
-        "unroll last warp", "completely unroll", "many elements a thread", "warp shuffle"]
-    assert [v.elements_per_block for v in versions] == [256] * 4 + [512] * 3 + [32768] * 2
-    assert all(v.threads == 256 and v.elements_per_block == v.threads * v.elements_per_thread for v in versions)
-    assert [v.tree for v in versions] == ["interleaved"] * 3 + ["sequential"] * 6
+        "unroll last warp", "completely unroll", "many elements a thread", "warp shuffle", "one launch, fixed tiles"]
+    assert [v.elements_per_block for v in versions] == [256] * 4 + [512] * 3 + [32768] * 2 + [None]
+    assert all(v.threads == 256 for v in versions)
+    assert all(v.elements_per_block == v.threads * v.elements_per_thread for v in versions if v.schedule == "passes")
+    assert [v.schedule for v in versions] == ["passes"] * 9 + ["tiles"]
+    assert [v.tree for v in versions] == ["interleaved"] * 3 + ["sequential"] * 6 + ["warps"]
     for v in versions:  # each version's source file is where the registry says
         assert (ROOT / "csrc" / "kernels" / f"{v.source}.cu").is_file()
         assert v.source.startswith(f"v{v.id}_") and v.summary
     assert cured.DEFAULT_VERSION in [v.id for v in versions]
+
+
+def test_shapes():
+    v3, v9 = cured.versions()[3], cured.versions()[9]
+    assert v3.shape(2**20 + 3) == {"schedule": "passes", "blocks": [4097, 17, 1]}
+    assert v3.shape(1) == {"schedule": "passes", "blocks": [1]} and v3.shape(0)["blocks"] == []
+    # V9: 8 vectors of 16 bytes a thread a step, steps doubling until at most 4096 tiles
+    assert v9.shape(2**20, "float32") == {"schedule": "tiles", "vector": 4, "step": 8192, "steps": 1, "tile": 8192, "tiles": 128}
+    assert v9.shape(2**30, "float32")["steps"] == 32 and v9.shape(2**30, "float32")["tiles"] == 4096
+    assert v9.shape(2**30 + 1, "float32")["steps"] == 64
+    assert v9.shape(100, "int8") == {"schedule": "tiles", "vector": 16, "step": 32768, "steps": 1, "tile": 32768, "tiles": 1}
+    assert v9.shape(2**20, "float64")["tile"] == 4096
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -106,7 +120,7 @@ def test_unsupported_dtypes_raise_type_error_naming_the_dtype(bad, words):
 
 
 @pytest.mark.parametrize("version, error", [
-    (9, ValueError), (-1, ValueError), (2**70, ValueError), ("cub", ValueError), ("CUB", TypeError),
+    (10, ValueError), (-1, ValueError), (2**70, ValueError), ("cub", ValueError), ("CUB", TypeError),
     (True, TypeError), (3.0, TypeError), ("3", TypeError), (None, TypeError),
 ])
 def test_bad_version(version, error):

@@ -32,7 +32,7 @@ def test_result_formats_without_a_gpu():
     assert sweep[2].split() == ["2^10", "2.05", "4.1"] and sweep[3].split() == ["2^11", "2.05", "8.19"]
 
 
-@pytest.mark.parametrize("versions", [[9], ["CUB"], [True], [1.5]])
+@pytest.mark.parametrize("versions", [[10], ["CUB"], [True], [1.5]])
 def test_bench_rejects_unknown_versions(versions):
     with pytest.raises(ValueError, match="no version"):
         cured.bench(versions=versions)

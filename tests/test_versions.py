@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import cured
-from reference import DTYPES, LENGTHS, cached_case, check_against_numpy, same_bits
+from reference import DTYPES, LENGTHS, cached_case, check_against_numpy, random_array, same_bits
 
 VERSIONS = cured.versions()
 # Ordered by (dtype, length) first so that each input is made once and shared by the nine versions.
@@ -91,3 +91,21 @@ def huge_int8(seed):
     """An int8 array of more than 2^31 elements (not a multiple of any block's work) and its sum."""
     x = np.random.default_rng(seed).integers(-128, 128, size=2**31 + 4099, dtype=np.int8)
     return x, np.sum(x)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1000, 2**20 + 3, 2**25 + 17])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint64", "bool"])
+def test_v9_bits_do_not_depend_on_grid_or_alignment(seed, dtype, n):
+    """V9's order is fixed by the length: any grid, and input not on a 16-byte boundary (scalar
+    loads instead of vectors), give the same bits, those of its CPU model."""
+    x = random_array(seed, np.dtype(dtype), n)
+    expected = cured.sum(x, version=9, device="cpu")
+    shapes = [(0, 0), (1, 0), (2, 0), (7, 0), (132, 0), (1000, 0), (100000, 0)]
+    shapes += [(blocks, m) for m in (1, 2, 4, 8, 12) if m % x.itemsize == 0 for blocks in (0, 5)]
+    try:
+        for blocks, misalign in shapes:
+            cured._cured._set_test_launch(blocks, misalign)
+            assert same_bits(cured.sum(x, version=9), expected), (blocks, misalign)
+    finally:
+        cured._cured._set_test_launch(0, 0)
