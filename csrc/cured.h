@@ -172,8 +172,8 @@ static inline size_t cured_tiles_workspace(int64_t tiles, int acc_size) {
     return CURED_TILES_PARTIALS_OFFSET + (size_t)tiles * (size_t)acc_size;
 }
 
-/* TILES: the grid the kernel will use for `tiles` tiles when `capacity` blocks fit on the GPU at
- * once: as many blocks as fit, but no block with more tiles than it needs, or a test override. */
+/* TILES: the grid the kernel will use for `tiles` tiles when it wants `capacity` blocks on the GPU
+ * at once (or as many as a test override says): never more blocks than tiles. */
 int64_t cured_tiles_grid(int64_t tiles, int64_t capacity);
 
 /* For tests: launch TILES kernels with this many blocks (0: sized from the GPU), and place the

@@ -64,11 +64,8 @@ void cured_set_test_launch(int64_t blocks, int misalign) {
 
 int64_t cured_tiles_grid(int64_t tiles, int64_t capacity) {
     const int64_t forced = grid_override;
-    if (forced > 0) return forced < tiles ? forced : tiles;
-    /* As many blocks as fit at once, but then as few as give each block the same number of tiles,
-     * so that no block finishes a whole tile after the others. */
-    const int64_t per_block = ceil_div(tiles, capacity > 0 ? capacity : 1);
-    return ceil_div(tiles, per_block);
+    const int64_t blocks = forced > 0 ? forced : capacity > 0 ? capacity : 1;
+    return blocks < tiles ? blocks : tiles;
 }
 
 

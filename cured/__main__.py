@@ -86,8 +86,12 @@ def sweep_table(result: BenchResult) -> str:
     lines = [f"bandwidth (GB/s) against length, {result[0].dtype}",
              f"{'length':>10}" + "".join(f"{('V' + str(v)) if v != 'cub' else 'CUB':>8}" for v in versions)]
     for n in lengths:
-        lines.append(f"{'2^' + str(n.bit_length() - 1):>10}" + "".join(f"{by_key[v, n].bandwidth_gbs:>8.3g}" for v in versions))
+        lines.append(f"{'2^' + str(n.bit_length() - 1):>10}" + "".join(f"{_gbs(by_key[v, n].bandwidth_gbs):>8}" for v in versions))
     return "\n".join(lines) + "\n"
+
+
+def _gbs(x: float) -> str:
+    return f"{x:.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def _cuda_version(code: int) -> str:

@@ -4,11 +4,12 @@
 // the summation order no longer depends on how the work is launched.
 //  - Loads are 16 bytes wide (4 float32, 2 float64, 16 int8 ...), and each thread issues 8 of them,
 //    independent, before it adds any: 8 x 16 bytes in flight a thread instead of one scalar.
-//  - The grid is sized from the GPU (SM count x blocks that fit an SM), not from the length: each
-//    block strides over many tiles, so there is no tail of tiny blocks and no second pass.
+//  - The grid is sized from the GPU (SM count x blocks that fit an SM, at most 4), not from the
+//    length: each block strides over many tiles, so there is no tail of tiny blocks and no second
+//    pass. Four blocks an SM read faster than more on the H200 (docs/v9.md).
 //  - One launch at every length. Each tile's partial sum goes to global memory; each block, when
-//    done, fences its writes and takes a ticket (atomicInc); the block with the last ticket reads
-//    all partials and combines them. A single tile is written straight to the result.
+//    done, takes a ticket (an atomic add with release and acquire order); the block with the last
+//    ticket reads all partials and combines them. A single tile is written straight to the result.
 //  - The order of the additions is fixed by the dtype and the length alone: tiles are cut by
 //    cured_tiles_of (cured.h), each tile's partial is the same whichever block computes it, and the
 //    partials are combined in one fixed tree. The same input gives the same bits on every GPU,
@@ -24,6 +25,8 @@
 // that holds the end of the input loads element by element with bounds checks, past the end as 0.
 //
 // Napkin math: 2^28 float32 = 1 GiB read once; at the H200's theoretical 4.81 TB/s, 223 us.
+#include <cuda/atomic>
+
 #include <atomic>
 #include <cstring>
 
@@ -54,7 +57,21 @@ __device__ __forceinline__ Acc block_sum(Acc v, Acc *warp_sums) {
     return v;
 }
 
-// One thread's share of one tile: its elements in (step, vector, element) order.
+// Loads the 16-byte vector at p into v, with one vector load where p is aligned.
+template <class In, bool Aligned, int V>
+__device__ __forceinline__ void load_vector(const In *p, In (&v)[V]) {
+    if constexpr (Aligned) {
+        const uint4 raw = *reinterpret_cast<const uint4 *>(p);
+        memcpy(v, &raw, sizeof raw);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] = p[j];
+    }
+}
+
+// One thread's share of one tile: its elements in (step, vector, element) order. All 8 loads of a
+// step are issued before the first addition; in the tile that holds the end of the input, a vector
+// that is not wholly inside is loaded element by element, zeros past the end.
 template <class In, class Acc, bool Aligned>
 __device__ __forceinline__ Acc thread_tile_sum(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
@@ -62,31 +79,21 @@ __device__ __forceinline__ Acc thread_tile_sum(const In *in, int64_t n, int64_t 
     const bool whole = tile_begin + t.tile <= n;
     for (int64_t s = 0; s < t.steps; ++s) {
         const int64_t step_begin = tile_begin + s * t.step;
-        if (whole) {
-            In v[kVectors][V];
+        In v[kVectors][V];
 #pragma unroll
-            for (int u = 0; u < kVectors; ++u) {  // all loads first: 8 in flight
-                const In *p = in + step_begin + (int64_t(u) * kThreads + threadIdx.x) * V;
-                if constexpr (Aligned) {
-                    const uint4 raw = *reinterpret_cast<const uint4 *>(p);
-                    memcpy(v[u], &raw, sizeof raw);
-                } else {
+        for (int u = 0; u < kVectors; ++u) {
+            const int64_t first = step_begin + (int64_t(u) * kThreads + threadIdx.x) * V;
+            if (whole || first + V <= n) {
+                load_vector<In, Aligned>(in + first, v[u]);
+            } else {
 #pragma unroll
-                    for (int j = 0; j < V; ++j) v[u][j] = p[j];
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < kVectors; ++u)
-#pragma unroll
-                for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[u][j]);
-        } else {
-#pragma unroll
-            for (int u = 0; u < kVectors; ++u) {
-                const int64_t first = step_begin + (int64_t(u) * kThreads + threadIdx.x) * V;
-#pragma unroll
-                for (int j = 0; j < V; ++j) sum += cured::load<Acc>(in, first + j, n);
+                for (int j = 0; j < V; ++j) v[u][j] = first + j < n ? in[first + j] : In{};
             }
         }
+#pragma unroll
+        for (int u = 0; u < kVectors; ++u)
+#pragma unroll
+            for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[u][j]);
     }
     return sum;
 }
@@ -110,15 +117,16 @@ __global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, in
     }
 
     // The last block to get here combines the partials. Thread 0 wrote this block's partials; its
-    // fence makes them visible to the device before its ticket is taken, and atomicInc wraps the
-    // counter back to 0 after gridDim.x tickets, ready for the next launch.
+    // ticket is a release (the partials are visible before the ticket is taken) and an acquire (the
+    // last block sees every block's partials; the barrier passes that on to its other threads). The
+    // last block puts the counter back to 0 for the next launch.
     if (threadIdx.x == 0) {
-        __threadfence();
-        last_block = atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1;
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*ticket);
+        last_block = counter.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;
+        if (last_block) counter.store(0, cuda::memory_order_relaxed);
     }
     __syncthreads();
     if (!last_block) return;
-    __threadfence();  // order the reads of the partials after the ticket
 
     // Thread t adds partials t, t + 256, ... in order (read through L2: other blocks wrote them).
     Acc sum = Acc(0);
@@ -127,7 +135,11 @@ __global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, in
     if (threadIdx.x == 0) out[0] = sum;
 }
 
-// How many blocks of `kernel` fit on the current GPU at once, cached per device.
+// Blocks an SM for V9: as many as fit, at most this many. On the H200, 2^28 and 2^30 float32 and
+// float64 read fastest with 4 an SM, ahead of 2, 6 and 8 (docs/v9.md).
+constexpr int kMaxBlocksPerSM = 4;
+
+// How many blocks of `kernel` the grid gets on the current GPU, cached per device.
 template <class Kernel>
 cudaError_t capacity_of(Kernel kernel, int64_t *capacity) {
     static std::atomic<int64_t> cached[64];
@@ -137,7 +149,7 @@ cudaError_t capacity_of(Kernel kernel, int64_t *capacity) {
     if (device < 64 && (*capacity = cached[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
     if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return err;
     if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0)) != cudaSuccess) return err;
-    *capacity = int64_t(sms) * (per_sm > 0 ? per_sm : 1);
+    *capacity = int64_t(sms) * (per_sm < 1 ? 1 : per_sm > kMaxBlocksPerSM ? kMaxBlocksPerSM : per_sm);
     if (device < 64) cached[device].store(*capacity, std::memory_order_relaxed);
     return cudaSuccess;
 }
