@@ -14,7 +14,6 @@ import sys
 import cured
 from cured.benchmark import BenchResult
 
-SWEEP = [1 << k for k in range(10, 29)]
 
 
 def parse_versions(text: str) -> list[int | str]:
@@ -28,7 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--versions", type=parse_versions, default=None, help="comma-separated, e.g. 0,3,8,cub (default: all and cub)")
     parser.add_argument("--repeats", type=int, default=20, help="timed runs a row (default 20)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
-    parser.add_argument("--sweep", action="store_true", help="also sweep lengths 2^10 to 2^28")
+    parser.add_argument("--sweep", action="store_true", help="also sweep lengths 2^10 to 2^MAX_LOG2")
+    parser.add_argument("--max-log2", type=int, default=28, help="the sweep's longest length, log2 (default 28)")
     parser.add_argument("--no-end-to-end", dest="end_to_end", action="store_false", help="skip the NumPy-input timings")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout)")
     parser.add_argument("--csv", metavar="PATH", help="write the rows as CSV ('-': stdout)")
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         table = cured.bench(lengths=[args.length], end_to_end=args.end_to_end, **common)
         sweep = None
         if args.sweep:
-            sweep = cured.bench(lengths=SWEEP, end_to_end=False, progress=progress if sys.stderr.isatty() else None, **common)
+            sweep = cured.bench(lengths=[1 << k for k in range(10, args.max_log2 + 1)], end_to_end=False, progress=progress if sys.stderr.isatty() else None, **common)
             if sys.stderr.isatty():
                 print("\r\033[K", end="", file=sys.stderr)
     except (ValueError, TypeError) as error:
