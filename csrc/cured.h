@@ -214,6 +214,8 @@ typedef struct {
     size_t workspace_bytes;
 } cured_plan;
 
+/* Makes a plan on the current device, after cured_device_ready(); the runs below take a plan, so
+ * the device is ready for them. */
 cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                   cured_acc acc, int64_t n);
 

@@ -93,7 +93,8 @@ static version_layout layout_of(const cured_version *v, cured_acc acc, int64_t n
 
 cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                   cured_acc acc, int64_t n) {
-    cured_cuda_status status = cured_ok;
+    cured_cuda_status status = cured_device_ready(); /* CUB's size query, and every run, need the device */
+    if (status.code != cudaSuccess) return status;
     plan->version = version;
     plan->in_dtype = in_dtype;
     plan->acc = acc;
@@ -196,13 +197,12 @@ static cudaError_t sum_buffers_alloc(sum_buffers *b, const cured_plan *plan, siz
 }
 
 cured_cuda_status cured_gpu_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing) {
-    cured_cuda_status status = cured_device_ready();
+    cured_cuda_status status = cured_ok;
     const cudaStream_t stream = cudaStreamPerThread;
     const size_t in_bytes = (size_t)plan->n * (size_t)cured_dtype_size(plan->in_dtype);
     const size_t acc_size = (size_t)cured_dtype_size(cured_acc_dtype(plan->acc));
     sum_buffers buffers = {NULL, NULL, NULL, NULL};
     cudaEvent_t events[4] = {NULL, NULL, NULL, NULL}; /* before H2D, after H2D, after reduce, after D2H */
-    if (status.code != cudaSuccess) return status;
 
     if (timing != NULL)
         for (int k = 0; k < 4; ++k) CURED_TRY("cudaEventCreate", cudaEventCreate(&events[k]));
@@ -242,7 +242,7 @@ done:
 
 cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_t min_bytes, int warmup,
                                   int repeats, double *seconds, int64_t *buffers, void *result) {
-    cured_cuda_status status = cured_device_ready();
+    cured_cuda_status status = cured_ok;
     const cudaStream_t stream = cudaStreamPerThread;
     const size_t in_bytes = (size_t)plan->n * (size_t)cured_dtype_size(plan->in_dtype);
     const size_t stride = align_up(in_bytes > 0 ? in_bytes : 1);
@@ -250,7 +250,6 @@ cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_
     const size_t acc_size = (size_t)cured_dtype_size(cured_acc_dtype(plan->acc));
     sum_buffers mem = {NULL, NULL, NULL, NULL};
     cudaEvent_t *events = NULL;
-    if (status.code != cudaSuccess) return status;
     *buffers = count;
 
     CURED_TRY("cudaMallocAsync", sum_buffers_alloc(&mem, plan, (size_t)count * stride, stream));

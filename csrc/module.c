@@ -209,9 +209,8 @@ static PyObject *result_scalar(const sum_args *args, const void *value) {
 
 /* A plan for the GPU, or the Python exception. */
 static int make_plan(PyObject *module, const sum_args *args, cured_plan *plan) {
-    cured_cuda_status status = cured_device_ready();
-    if (status.code == cudaSuccess)
-        status = cured_plan_make(plan, args->version, args->in_dtype, args->acc, (int64_t)PyArray_SIZE(args->array));
+    const cured_cuda_status status =
+        cured_plan_make(plan, args->version, args->in_dtype, args->acc, (int64_t)PyArray_SIZE(args->array));
     if (status.code != cudaSuccess) {
         raise_cuda(module, status);
         return -1;
