@@ -127,12 +127,21 @@ static inline cured_tiles cured_tiles_of(int threads, int per_thread, int item_s
     return t;
 }
 
-/* A version's kernel launch. PASSES: one pass, reducing n elements of `in` to one partial sum a
- * block in `out`; `scratch` holds (blocks x threads) accumulators for versions whose tree runs in
- * global memory (V0) and is NULL otherwise. TILES: the whole sum into out[0]; `scratch` is the
- * workspace (cured_tiles_workspace), whose ticket counter must be 0 before the first launch and is
- * 0 again after each. Returns the launch's error. */
-typedef cudaError_t (*cured_launch_fn)(const void *in, void *out, int64_t n, void *scratch,
+/* The input of one kernel launch: `count` elements, which are elements [first, first + count) of
+ * a whole input of n elements. A PASSES launch reduces its `count` elements on their own (each pass
+ * is an input of its own; first and n are not used). A TILES launch reads whole tiles of the whole
+ * input's tiling: first is a multiple of the tile, and so is count unless the span ends the input. */
+typedef struct {
+    int64_t first, count, n;
+} cured_span;
+
+/* A version's kernel launch. PASSES: one pass, reducing span.count elements of `in` to one partial
+ * sum a block in `out`; `scratch` holds (blocks x threads) accumulators for versions whose tree runs
+ * in global memory (V0) and is NULL otherwise. TILES: the partial sums of the span's tiles into the
+ * workspace `scratch` (cured_tiles_workspace), and, by the launch that completes the last tile, the
+ * whole sum into out[0]; the workspace's ticket counter must be 0 before the first launch of a sum
+ * and is 0 again after its last. Returns the launch's error. */
+typedef cudaError_t (*cured_launch_fn)(const void *in, void *out, cured_span span, void *scratch,
                                        cudaStream_t stream);
 
 /* A version's launchers, by input dtype and accumulator; NULL where the pair is not summed
@@ -165,8 +174,8 @@ static inline int64_t cured_elements_per_block(const cured_version *v) {
     return (int64_t)v->threads * v->per_thread;
 }
 
-/* TILES: the workspace is a ticket counter (unsigned int) at offset 0, then the tiles' partial sums
- * at offset CURED_TILES_PARTIALS_OFFSET. */
+/* TILES: the workspace is a ticket counter (unsigned int: the tiles done so far) at offset 0, then
+ * the tiles' partial sums at offset CURED_TILES_PARTIALS_OFFSET. */
 #define CURED_TILES_PARTIALS_OFFSET 256
 static inline size_t cured_tiles_workspace(int64_t tiles, int acc_size) {
     return CURED_TILES_PARTIALS_OFFSET + (size_t)tiles * (size_t)acc_size;
@@ -176,9 +185,9 @@ static inline size_t cured_tiles_workspace(int64_t tiles, int acc_size) {
  * at once (or as many as a test override says): never more blocks than tiles. */
 int64_t cured_tiles_grid(int64_t tiles, int64_t capacity);
 
-/* For tests: launch TILES kernels with this many blocks (0: sized from the GPU), and place the
- * input of cured_gpu_sum `misalign` bytes past a 16-byte boundary (0 to 15). The result depends on
- * neither. */
+/* For tests: launch TILES kernels with this many blocks (0: sized from the GPU), and place each
+ * piece of host input that cured_staged_sum copies `misalign` bytes past a 16-byte boundary (0 to
+ * 15; used when a multiple of the item size). The result depends on neither. */
 void cured_set_test_launch(int64_t blocks, int misalign);
 
 /* ---- CUB, the reference ------------------------------------------------------------------
@@ -203,40 +212,108 @@ typedef struct {
     const char *call;
 } cured_cuda_status;
 
+/* The elements of the input whose partial sums stand alone: a block's elements (PASSES) or a tile
+ * (TILES). Any piece of the input that starts on a multiple of the unit, and ends on one or at the
+ * end, gives the same partial sums on its own as inside the whole input, so a sum run piece by
+ * piece (cured_plan_run_part) has the bits of the sum run at once. */
+static inline int64_t cured_unit(const cured_version *v, cured_dtype in_dtype, int64_t n) {
+    if (v->schedule == CURED_TILES) return cured_tiles_of(v->threads, v->per_thread, cured_dtype_size(in_dtype), n).tile;
+    return cured_elements_per_block(v);
+}
+
 /* One reduction, ready to run: a version (or CUB when version is NULL), the input dtype, the
- * accumulator, the length, and the device workspace it needs (partial sums, V0's scratch, or CUB's
- * temporary storage). */
+ * accumulator, the length, the largest piece one launch of the first stage is given, and the
+ * device memory it needs. The first stage turns the input into partial sums (PASSES: the first
+ * pass; TILES: the tiles' partials, and the last block's combination); the rest (PASSES: the later
+ * passes) turns the partials into the result. */
 typedef struct {
     const cured_version *version;
     cured_dtype in_dtype;
     cured_acc acc;
     int64_t n;
-    size_t workspace_bytes;
+    int64_t part;           /* the most elements one cured_plan_run_part is given */
+    size_t workspace_bytes; /* shared by the whole sum: partials, V9's ticket, CUB's temporary storage,
+                             * and one scratch for the launches that use the workspace's own */
+    size_t scratch_bytes;   /* V0's tree scratch for one launch at a time; 0 for the other versions */
 } cured_plan;
 
 /* Makes a plan on the current device, after cured_device_ready(); the runs below take a plan, so
- * the device is ready for them. */
+ * the device is ready for them. `part` is the most elements one first-stage launch will read (0: n,
+ * the whole input at once). */
 cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
-                                  cured_acc acc, int64_t n);
+                                  cured_acc acc, int64_t n, int64_t part);
 
 /* Prepares a fresh workspace for the plan's runs (TILES: zeroes the ticket counter, which each run
  * leaves at zero again). */
 cured_cuda_status cured_plan_init_workspace(const cured_plan *plan, void *workspace, cudaStream_t stream);
 
-/* Runs every pass of the plan on `stream`: from d_in (device, n elements) to *d_out (device, one
+/* The first stage over elements [first, first + count) of the input, which lie at d_part (device),
+ * on `stream`. `first` is a multiple of cured_unit, and so is count unless the piece ends the
+ * input; count <= plan->part. `scratch` (plan->scratch_bytes, device) is V0's tree scratch, which no
+ * other launch may use at the same time; NULL uses the workspace's own. Pieces may run on several
+ * streams at once, in any order. Not for CUB, whose reduction cannot be cut. */
+cured_cuda_status cured_plan_run_part(const cured_plan *plan, const void *d_part, int64_t first, int64_t count,
+                                      void *d_out, void *workspace, void *scratch, cudaStream_t stream);
+
+/* After every piece's first stage (ordered before `stream`): the rest of the reduction, into *d_out. */
+cured_cuda_status cured_plan_finish(const cured_plan *plan, void *d_out, void *workspace, cudaStream_t stream);
+
+/* The whole reduction on `stream`: from d_in (device, n elements) to *d_out (device, one
  * accumulator), using `workspace` (device, plan->workspace_bytes). */
 cured_cuda_status cured_plan_run(const cured_plan *plan, const void *d_in, void *d_out, void *workspace,
                                  cudaStream_t stream);
 
-/* Seconds spent by the device on each stage of a sum from host memory. */
+/* Streams of the current device, created once and reused: a call takes one and gives it back on the
+ * same device. They are non-blocking (no implicit order with the legacy default stream): each call
+ * orders its work explicitly. */
+cudaError_t cured_stream_take(cudaStream_t *stream);
+void cured_stream_give(cudaStream_t stream);
+
+/* Seconds of device time (CUDA events) spent on each stage of one sum. h2d: from the start of the
+ * call until the last piece of host input is on the device (the host-side staging included); reduce:
+ * the reduction's work left after that (for host input, the rest ran while the copy went on);
+ * d2h: the result's copy back. */
 typedef struct {
     double h2d, reduce, d2h;
 } cured_timing;
 
-/* The whole sum of host memory `in` on the current GPU into *result (8 bytes: int64, uint64,
- * float or double); fills *timing (CUDA events) when it is not NULL. Thread-safe; call it without
- * the GIL. */
-cured_cuda_status cured_gpu_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing);
+/* The whole sum of host memory `in` (plan->n elements) on the current GPU into *result (8 bytes:
+ * int64, uint64, float or double), through pinned staging buffers, the copy overlapped with the
+ * reduction (staged.c). The plan comes from cured_staged_plan. Fills *timing when it is not NULL.
+ * Thread-safe; call it without the GIL. */
+cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
+                                    cured_acc acc, int64_t n);
+cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing);
+
+/* The host-path settings: `lanes` host threads (each with its own stream and two staging buffers)
+ * and chunks of about `chunk_bytes`; 0 restores the default. For tests and tuning. */
+void cured_set_staging(int lanes, int64_t chunk_bytes);
+void cured_get_staging(int *lanes, int64_t *chunk_bytes);
+
+/* ---- strided device input -------------------------------------------------------------------- */
+
+#define CURED_MAX_DIMS 32
+
+/* Where the elements of an array lie: element (i0, i1, ...) at byte offset sum(i_d * strides[d]). */
+typedef struct {
+    int ndim;
+    int64_t shape[CURED_MAX_DIMS];
+    int64_t strides[CURED_MAX_DIMS]; /* bytes; any sign */
+} cured_layout;
+
+/* Copies the elements of `src` (item_size bytes each, laid out as `layout` says) into `dst` in C
+ * order, on `stream`. The strides and src must be multiples of `unit` bytes (1, 2, 4 or 8), which
+ * divides item_size. */
+cudaError_t cured_gather(const void *src, void *dst, int item_size, int unit, const cured_layout *layout,
+                         cudaStream_t stream);
+
+/* The whole sum of device memory `d_in` (plan->n elements, on the current device) into *result on
+ * the host, on `stream` (of the current device), after the work already queued on `producer` (NULL:
+ * no wait). With `strided`, d_in is laid out as it says and is first copied into C order on the
+ * device (cured_gather, in units of `unit` bytes); with NULL it is C-contiguous and read in place.
+ * Fills *timing (h2d 0; a strided copy counts as reduction) when not NULL. */
+cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, const cured_layout *strided, int unit,
+                                   cudaStream_t producer, cudaStream_t stream, void *result, cured_timing *timing);
 
 /* Benchmark: copies host `in` into enough device buffers to cover at least `min_bytes` (so that
  * rotating among them reads memory, not the L2 cache), runs the plan `warmup` times, then

@@ -1,14 +1,11 @@
 /* module.c: cured._cured, the CPython extension. It turns Python arguments into a dtype, an
- * accumulator, a version and a contiguous buffer, runs the GPU reduction or the CPU order model
- * with the GIL released, and turns CUDA failures into Python exceptions. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
-#include <numpy/arrayobject.h>
+ * accumulator, a version and a contiguous host buffer or a device array (interop.c), runs the GPU
+ * reduction or the CPU order model with the GIL released, and turns CUDA failures into Python
+ * exceptions. */
+#define CURED_IMPORTS_NUMPY /* this file imports NumPy's C API; interop.c uses it */
+#include "interop.h"
 
 #include <string.h>
-
-#include "cured.h"
 
 typedef struct {
     PyObject *cuda_error; /* cured.CudaError */
@@ -133,7 +130,7 @@ unsupported:
 
 /* What a call to sum or bench is about, once its arguments are checked. */
 typedef struct {
-    PyArrayObject *array;     /* C-contiguous, aligned, native byte order; owned */
+    PyArrayObject *array;     /* host input: C-contiguous, aligned, native byte order; owned */
     const cured_version *version; /* NULL: CUB */
     cured_dtype in_dtype, result_dtype;
     cured_acc acc;
@@ -170,29 +167,49 @@ static int parse_version(PyObject *version_obj, int allow_cub, const cured_versi
     return 0;
 }
 
-static int prepare(PyObject *input, PyObject *version_obj, PyArray_Descr *requested, int allow_cub,
-                   sum_args *args) {
-    PyArrayObject *array = NULL;
-    args->array = NULL;
-    if (parse_version(version_obj, allow_cub, &args->version) < 0) return -1;
-    array = (PyArrayObject *)PyArray_FromAny(input, NULL, 0, 0, 0, NULL);
-    if (array == NULL) return -1;
-    const int dtype = dtype_of(PyArray_DESCR(array));
-    if (dtype < 0 || resolve_acc((cured_dtype)dtype, requested, &args->acc, &args->result_dtype) < 0) goto fail;
+/* The input dtype, accumulator and result dtype of a sum of elements of `descr`, with dtype=
+ * `requested` (NULL: none), by args->version. Returns 0, or -1 with TypeError set. */
+static int resolve_dtypes(PyArray_Descr *descr, PyArray_Descr *requested, sum_args *args) {
+    const int dtype = dtype_of(descr);
+    if (dtype < 0 || resolve_acc((cured_dtype)dtype, requested, &args->acc, &args->result_dtype) < 0) return -1;
     args->in_dtype = (cured_dtype)dtype;
     if (args->version == NULL && args->acc != cured_default_acc(args->in_dtype)) {
         PyErr_Format(PyExc_TypeError, "cured.sum: version='cub' sums %s with NumPy's default accumulator only, "
                      "not dtype=%S", cured_dtype_name(args->in_dtype), requested);
-        goto fail;
+        return -1;
+    }
+    return 0;
+}
+
+/* A host array from `input`: NumPy's conversion, or numpy.from_dlpack for a DLPack array in host
+ * memory that is not an ndarray. A new reference, or NULL with an exception set. */
+static PyArrayObject *host_array(PyObject *input, int is_dlpack) {
+    if (!is_dlpack) return (PyArrayObject *)PyArray_FromAny(input, NULL, 0, 0, 0, NULL);
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    PyObject *array = numpy != NULL ? PyObject_CallMethod(numpy, "from_dlpack", "O", input) : NULL;
+    Py_XDECREF(numpy);
+    if (array != NULL && !PyArray_Check(array)) {
+        PyErr_SetString(PyExc_TypeError, "cured.sum: numpy.from_dlpack did not return an ndarray");
+        Py_CLEAR(array);
+    }
+    return (PyArrayObject *)array;
+}
+
+static int prepare(PyObject *input, int is_dlpack, PyObject *version_obj, PyArray_Descr *requested, int allow_cub,
+                   sum_args *args) {
+    args->array = NULL;
+    if (parse_version(version_obj, allow_cub, &args->version) < 0) return -1;
+    PyArrayObject *array = host_array(input, is_dlpack);
+    if (array == NULL) return -1;
+    if (resolve_dtypes(PyArray_DESCR(array), requested, args) < 0) {
+        Py_DECREF(array);
+        return -1;
     }
     /* Copies only when the array is not C-contiguous, aligned and in native byte order already. */
     args->array = (PyArrayObject *)PyArray_FromArray(array, PyArray_DescrFromType(npy_type_of(args->in_dtype)),
                                                      NPY_ARRAY_IN_ARRAY);
     Py_DECREF(array);
     return args->array == NULL ? -1 : 0;
-fail:
-    Py_DECREF(array);
-    return -1;
 }
 
 /* A NumPy scalar of the result dtype from the accumulator's 8 bytes. */
@@ -207,18 +224,59 @@ static PyObject *result_scalar(const sum_args *args, const void *value) {
     return result;
 }
 
-/* A plan for the GPU, or the Python exception. */
-static int make_plan(PyObject *module, const sum_args *args, cured_plan *plan) {
-    const cured_cuda_status status =
-        cured_plan_make(plan, args->version, args->in_dtype, args->acc, (int64_t)PyArray_SIZE(args->array));
-    if (status.code != cudaSuccess) {
-        raise_cuda(module, status);
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- sum ------------------------------------------------------------------------------------- */
+
+/* The 8 bytes of an accumulator. */
+typedef union {
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+} acc_value;
+
+/* The sum of a device array, on its own device, into *value. Returns 0, or -1 with an exception set. */
+static int sum_device_array(PyObject *module, PyObject *input, device_array *array, PyArray_Descr *requested,
+                            sum_args *args, acc_value *value, cured_timing *timing) {
+    cured_cuda_status status = {cudaSuccess, NULL};
+    int previous = -1, failed = -1;
+    cudaStream_t stream = NULL;
+    cured_plan plan;
+    if ((status.code = cudaGetDevice(&previous)) != cudaSuccess) {
+        status.call = "cudaGetDevice";
+        goto cuda_failed;
+    }
+    if (previous != array->device && (status.code = cudaSetDevice(array->device)) != cudaSuccess) {
+        status.call = "cudaSetDevice (the array's device)";
+        goto cuda_failed;
+    }
+    if ((status.code = cured_stream_take(&stream)) != cudaSuccess) {
+        status.call = "cudaStreamCreate";
+        goto cuda_failed;
+    }
+    if (device_array_import(input, array, stream) < 0 ||
+        (array->is_dlpack && resolve_dtypes(array->descr, requested, args) < 0))
+        goto done;
+    status = cured_plan_make(&plan, args->version, args->in_dtype, args->acc, array->n, 0);
+    if (status.code != cudaSuccess) goto cuda_failed;
+    const int unit = device_array_copy_unit(array, cured_dtype_size(args->in_dtype));
+    Py_BEGIN_ALLOW_THREADS
+    status = cured_device_sum(&plan, array->data, unit > 0 ? &array->layout : NULL, unit, array->producer, stream,
+                              value, timing);
+    Py_END_ALLOW_THREADS
+    if (status.code != cudaSuccess) goto cuda_failed;
+    failed = 0;
+    goto done;
+cuda_failed:
+    raise_cuda(module, status);
+done:
+    if (stream != NULL) cured_stream_give(stream);
+    if (previous >= 0 && previous != array->device && cudaSetDevice(previous) != cudaSuccess && failed == 0) {
+        raise_cuda(module, (cured_cuda_status){cudaGetLastError(), "cudaSetDevice (back to the caller's device)"});
+        failed = -1;
+    }
+    return failed;
+}
 
 static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     static char *keywords[] = {"a", "version", "dtype", "device", "timing", NULL};
@@ -227,6 +285,10 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     const char *device = "gpu";
     int want_timing = 0;
     sum_args args = {NULL, NULL, 0, 0, 0};
+    device_array array;
+    acc_value value;
+    cured_timing timing;
+    memset(&array, 0, sizeof array);
     if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&sp:sum", keywords, &input, &version_obj,
                                      PyArray_DescrConverter2, &requested, &device, &want_timing))
         return NULL;
@@ -239,36 +301,51 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "cured.sum: timing=True times the GPU; it needs device='gpu'");
         goto done;
     }
-    if (prepare(input, version_obj, requested, on_gpu, &args) < 0) goto done;
-
-    union {
-        int64_t i64;
-        uint64_t u64;
-        float f32;
-        double f64;
-    } value;
-    const void *data = PyArray_DATA(args.array);
-    const int64_t n = (int64_t)PyArray_SIZE(args.array);
-    cured_timing timing;
-    if (on_gpu) {
-        cured_plan plan;
-        cured_cuda_status status;
-        if (make_plan(module, &args, &plan) < 0) goto done;
-        Py_BEGIN_ALLOW_THREADS
-        status = cured_gpu_sum(&plan, data, &value, want_timing ? &timing : NULL);
-        Py_END_ALLOW_THREADS
-        if (status.code != cudaSuccess) {
-            raise_cuda(module, status);
+    const int found = device_array_find(input, &array);
+    if (found < 0) goto done;
+    if (found) {
+        if (!on_gpu) {
+            PyErr_SetString(PyExc_ValueError, "cured.sum: device='cpu' runs the CPU order model on host arrays; copy "
+                                              "the device array to the host first (for example .get() or .cpu())");
             goto done;
         }
-    } else {
-        int failed;
-        Py_BEGIN_ALLOW_THREADS
-        failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, data, n, &value);
-        Py_END_ALLOW_THREADS
-        if (failed) {
-            PyErr_NoMemory();
+        /* A CUDA Array Interface gives its dtype now, so that a bad one is refused before any CUDA
+         * call; DLPack gives it once imported (sum_device_array). */
+        if (parse_version(version_obj, 1, &args.version) < 0 ||
+            (!array.is_dlpack && resolve_dtypes(array.descr, requested, &args) < 0))
             goto done;
+        const cudaError_t located = device_array_locate(&array);
+        if (located != cudaSuccess) {
+            if (!PyErr_Occurred()) raise_cuda(module, (cured_cuda_status){located, "cudaPointerGetAttributes"});
+            goto done;
+        }
+        if (sum_device_array(module, input, &array, requested, &args, &value, want_timing ? &timing : NULL) < 0)
+            goto done;
+    } else {
+        if (prepare(input, array.host_dlpack, version_obj, requested, on_gpu, &args) < 0) goto done;
+        const void *data = PyArray_DATA(args.array);
+        const int64_t n = (int64_t)PyArray_SIZE(args.array);
+        if (on_gpu) {
+            cured_plan plan;
+            cured_cuda_status status = cured_staged_plan(&plan, args.version, args.in_dtype, args.acc, n);
+            if (status.code == cudaSuccess) {
+                Py_BEGIN_ALLOW_THREADS
+                status = cured_staged_sum(&plan, data, &value, want_timing ? &timing : NULL);
+                Py_END_ALLOW_THREADS
+            }
+            if (status.code != cudaSuccess) {
+                raise_cuda(module, status);
+                goto done;
+            }
+        } else {
+            int failed;
+            Py_BEGIN_ALLOW_THREADS
+            failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, data, n, &value);
+            Py_END_ALLOW_THREADS
+            if (failed) {
+                PyErr_NoMemory();
+                goto done;
+            }
         }
     }
     result = result_scalar(&args, &value);
@@ -277,6 +354,7 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
                                         "d2h", timing.d2h)); /* "O": Py_SETREF drops our reference */
 done:
     Py_XDECREF(requested);
+    device_array_release(&array);
     sum_args_clear(&args);
     return result;
 }
@@ -298,20 +376,27 @@ static PyObject *py_bench(PyObject *module, PyObject *pos, PyObject *kwargs) {
                      "(got %d, %d, %lld)", repeats, warmup, min_bytes);
         return NULL;
     }
-    if (prepare(input, version_obj, NULL, 1, &args) < 0) goto done;
+    /* The benchmark copies its input to the device itself, from host memory. */
+    if (PyObject_HasAttrString(input, "__cuda_array_interface__")) {
+        PyErr_SetString(PyExc_TypeError, "cured.bench: times host arrays (it makes its own device copies); pass "
+                                         "a NumPy array");
+        goto done;
+    }
+    if (prepare(input, 0, version_obj, NULL, 1, &args) < 0) goto done;
     seconds = (double *)PyMem_Calloc((size_t)repeats, sizeof *seconds);
     if (seconds == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     cured_plan plan;
-    if (make_plan(module, &args, &plan) < 0) goto done;
-    union {
-        int64_t i64;
-        double f64;
-    } value;
+    cured_cuda_status status =
+        cured_plan_make(&plan, args.version, args.in_dtype, args.acc, (int64_t)PyArray_SIZE(args.array), 0);
+    if (status.code != cudaSuccess) {
+        raise_cuda(module, status);
+        goto done;
+    }
+    acc_value value;
     int64_t buffers = 0;
-    cured_cuda_status status;
     Py_BEGIN_ALLOW_THREADS
     status = cured_gpu_bench(&plan, PyArray_DATA(args.array), (int64_t)min_bytes, warmup, repeats, seconds, &buffers,
                              &value);
@@ -403,6 +488,26 @@ static PyObject *py_set_test_launch(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_set_staging(PyObject *module, PyObject *args) {
+    int lanes;
+    long long chunk_bytes;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "iL:_set_staging", &lanes, &chunk_bytes)) return NULL;
+    if (lanes < 0 || chunk_bytes < 0)
+        return PyErr_Format(PyExc_ValueError, "_set_staging: lanes and chunk_bytes must be >= 0 (0: the default)");
+    cured_set_staging(lanes, chunk_bytes);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_staging(PyObject *module, PyObject *unused) {
+    int lanes;
+    int64_t chunk_bytes;
+    (void)module;
+    (void)unused;
+    cured_get_staging(&lanes, &chunk_bytes);
+    return Py_BuildValue("{s:i,s:L}", "lanes", lanes, "chunk_bytes", (long long)chunk_bytes);
+}
+
 static PyObject *py_device_count(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
@@ -439,19 +544,36 @@ static PyObject *py_device_info(PyObject *module, PyObject *unused) {
                          "driver_version", driver, "runtime_version", runtime);
 }
 
-static PyObject *py_memory_in_use(PyObject *module, PyObject *unused) {
-    (void)unused;
+static PyObject *py_memory_in_use(PyObject *module, PyObject *args) {
+    int reset_high = 0;
+    if (!PyArg_ParseTuple(args, "|p:memory_in_use", &reset_high)) return NULL;
     cured_cuda_status status = cured_device_ready();
     int device = 0;
     cudaMemPool_t pool;
-    uint64_t used = 0, reserved = 0;
+    uint64_t used = 0, reserved = 0, used_high = 0, zero = 0;
     CURED_QUERY(status, "cudaGetDevice", cudaGetDevice(&device));
     CURED_QUERY(status, "cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, device));
     CURED_QUERY(status, "cudaMemPoolGetAttribute", cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
     CURED_QUERY(status, "cudaMemPoolGetAttribute",
                 cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    CURED_QUERY(status, "cudaMemPoolGetAttribute", cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &used_high));
+    if (reset_high)
+        CURED_QUERY(status, "cudaMemPoolSetAttribute", cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));
     if (status.code != cudaSuccess) return raise_cuda(module, status);
-    return Py_BuildValue("{s:K,s:K}", "used", (unsigned long long)used, "reserved", (unsigned long long)reserved);
+    return Py_BuildValue("{s:K,s:K,s:K}", "used", (unsigned long long)used, "reserved", (unsigned long long)reserved,
+                         "used_high", (unsigned long long)used_high);
+}
+
+static PyObject *py_release_cached_memory(PyObject *module, PyObject *unused) {
+    (void)unused;
+    cured_cuda_status status = cured_device_ready();
+    int device = 0;
+    cudaMemPool_t pool;
+    CURED_QUERY(status, "cudaGetDevice", cudaGetDevice(&device));
+    CURED_QUERY(status, "cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, device));
+    CURED_QUERY(status, "cudaMemPoolTrimTo", cudaMemPoolTrimTo(pool, 0));
+    if (status.code != cudaSuccess) return raise_cuda(module, status);
+    Py_RETURN_NONE;
 }
 
 /* ---- the module ------------------------------------------------------------------------------ */
@@ -459,8 +581,8 @@ static PyObject *py_memory_in_use(PyObject *module, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
      "sum(a, version, dtype=None, device='gpu', timing=False)\n--\n\n"
-     "Sums every element of `a` with kernel `version` (or 'cub') on the GPU, or with its CPU order "
-     "model when device='cpu'. Returns a NumPy scalar, or (scalar, {'h2d', 'reduce', 'd2h'} seconds "
+     "Sums every element of `a` (a host array, or a device array through the CUDA Array Interface "
+     "or DLPack) with kernel `version` (or 'cub') on the GPU, or with its CPU order model when device='cpu'. Returns a NumPy scalar, or (scalar, {'h2d', 'reduce', 'd2h'} seconds "
      "of device time) with timing=True. cured.sum is the documented entry point."},
     {"bench", (PyCFunction)(void (*)(void))py_bench, METH_VARARGS | METH_KEYWORDS,
      "bench(a, version, repeats, warmup, min_bytes)\n--\n\n"
@@ -474,15 +596,25 @@ static PyMethodDef methods[] = {
      "blocks of each pass; for 'tiles', the vector width, step, steps a tile, tile and tiles."},
     {"_set_test_launch", py_set_test_launch, METH_VARARGS,
      "_set_test_launch(blocks, misalign)\n--\n\nFor tests: force the grid of tiled kernels (0: from the "
-     "GPU) and misalign the device input of cured.sum by `misalign` bytes (0 to 15)."},
+     "GPU) and misalign the device copy of each chunk of host input by `misalign` bytes (0 to 15)."},
+    {"_set_staging", py_set_staging, METH_VARARGS,
+     "_set_staging(lanes, chunk_bytes)\n--\n\nFor tests and tuning: the host path's lanes (threads, each with its "
+     "own stream and staging buffers) and chunk size in bytes; 0 restores each default."},
+    {"staging", py_staging, METH_NOARGS,
+     "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes'} (chunks are rounded to whole blocks "
+     "or tiles of the version)."},
     {"device_count", py_device_count, METH_NOARGS,
      "device_count()\n--\n\nThe number of CUDA devices; 0 when there is none or no driver."},
     {"device_info", py_device_info, METH_NOARGS,
      "device_info()\n--\n\nThe current device's name, compute capability, multiprocessors, L2 size, memory, "
      "theoretical bandwidth and the driver and runtime versions."},
-    {"memory_in_use", py_memory_in_use, METH_NOARGS,
-     "memory_in_use()\n--\n\nBytes of the current device's memory pool in use by allocations ('used') "
-     "and held by the pool ('reserved')."},
+    {"memory_in_use", py_memory_in_use, METH_VARARGS,
+     "memory_in_use(reset_high=False)\n--\n\nBytes of the current device's memory pool in use by allocations "
+     "('used'), held by the pool ('reserved'), and the most in use at once since the last reset ('used_high'); "
+     "reset_high=True starts that count again after reading it."},
+    {"release_cached_memory", py_release_cached_memory, METH_NOARGS,
+     "release_cached_memory()\n--\n\nGives the device memory that the current device's pool keeps cached "
+     "between calls back to the driver."},
     {NULL, NULL, 0, NULL},
 };
 

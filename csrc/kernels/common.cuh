@@ -55,8 +55,8 @@ static_assert(CURED_ACC_INT64 == 0 && CURED_ACC_UINT64 == 1 && CURED_ACC_FLOAT32
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Launches one pass: one block for every threads x per_thread elements. Two overloads, for kernels
-// with and without a global-memory scratch array.
+// Launches one pass over n = span.count elements: one block for every threads x per_thread
+// elements. Two overloads, for kernels with and without a global-memory scratch array.
 template <class In, class Acc>
 cudaError_t launch(void (*kernel)(const In *, Acc *, int64_t), int threads, int per_thread,
                    const void *in, void *out, int64_t n, void *, cudaStream_t stream) {
@@ -100,8 +100,10 @@ constexpr cured_launch_table make_table(std::integer_sequence<int, Dtypes...>) {
 // the template parameters In and Acc, for example `reduce_v3<In, Acc>`.
 #define CURED_EXPORT_KERNEL(sym, ...)                                                                     \
     template <class In, class Acc> struct sym##_launcher {                                                \
-        static cudaError_t launch(const void *in, void *out, int64_t n, void *scratch, cudaStream_t s) {   \
-            return cured::launch(__VA_ARGS__, sym##_threads, sym##_per_thread, in, out, n, scratch, s);    \
+        static cudaError_t launch(const void *in, void *out, cured_span span, void *scratch,              \
+                                  cudaStream_t s) {                                                       \
+            return cured::launch(__VA_ARGS__, sym##_threads, sym##_per_thread, in, out, span.count, scratch, \
+                                 s);                                                                      \
         }                                                                                                 \
     };                                                                                                    \
     extern "C" const cured_launch_table sym##_launchers =                                                 \

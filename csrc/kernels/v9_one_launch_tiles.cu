@@ -8,8 +8,9 @@
 //    length: each block strides over many tiles, so there is no tail of tiny blocks and no second
 //    pass. Four blocks an SM read faster than more on the H200 (docs/v9.md).
 //  - One launch at every length. Each tile's partial sum goes to global memory; each block, when
-//    done, takes a ticket (an atomic add with release and acquire order); the block with the last
-//    ticket reads all partials and combines them. A single tile is written straight to the result.
+//    done, adds the tiles it summed to a ticket counter (an atomic add with release and acquire
+//    order); the block that completes the count reads all partials and combines them. A single tile
+//    is written straight to the result.
 //  - The order of the additions is fixed by the dtype and the length alone: tiles are cut by
 //    cured_tiles_of (cured.h), each tile's partial is the same whichever block computes it, and the
 //    partials are combined in one fixed tree. The same input gives the same bits on every GPU,
@@ -23,6 +24,11 @@
 //
 // Unaligned input (a pointer not on 16 bytes) takes the same order through scalar loads; the tile
 // that holds the end of the input loads element by element with bounds checks, past the end as 0.
+//
+// A launch may also be given a piece of the input, whole tiles of it (cured_span): the host path
+// copies the input in chunks and reduces each as soon as it is on the device (staged.c). The tiles
+// and their partials are the same as in one launch over the whole input, and since the counter
+// counts tiles, not blocks, the block that completes the last tile of the last piece combines.
 //
 // Napkin math: 2^28 float32 = 1 GiB read once; at the H200's theoretical 4.81 TB/s, 223 us.
 #include <cuda/atomic>
@@ -98,9 +104,10 @@ __device__ __forceinline__ Acc thread_tile_sum(const In *in, int64_t n, int64_t 
     return sum;
 }
 
+// `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says.
 template <class In, class Acc, bool Aligned>
-__global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, int64_t n, cured_tiles t,
-                                                      void *workspace) {
+__global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, int64_t n, int64_t first_tile,
+                                                      cured_tiles t, void *workspace) {
     __shared__ Acc warp_sums[kWarps];
     __shared__ bool last_block;
     unsigned *const ticket = static_cast<unsigned *>(workspace);
@@ -111,18 +118,20 @@ __global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, in
         if (threadIdx.x == 0) out[0] = sum;
         return;
     }
-    for (int64_t tile = blockIdx.x; tile < t.tiles; tile += gridDim.x) {
+    const int64_t tiles_here = (n + t.tile - 1) / t.tile;
+    unsigned tiles_done = 0;
+    for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
         const Acc sum = block_sum(thread_tile_sum<In, Acc, Aligned>(in, n, tile * t.tile, t), warp_sums);
-        if (threadIdx.x == 0) partials[tile] = sum;
+        if (threadIdx.x == 0) partials[first_tile + tile] = sum;
     }
 
-    // The last block to get here combines the partials. Thread 0 wrote this block's partials; its
-    // ticket is a release (the partials are visible before the ticket is taken) and an acquire (the
-    // last block sees every block's partials; the barrier passes that on to its other threads). The
-    // last block puts the counter back to 0 for the next launch.
+    // The block that completes the count of tiles combines the partials. Thread 0 wrote this
+    // block's partials; its add is a release (the partials are visible before the count includes
+    // them) and an acquire (the last block sees every block's partials; the barrier passes that on
+    // to its other threads). The last block puts the counter back to 0 for the next sum.
     if (threadIdx.x == 0) {
         cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*ticket);
-        last_block = counter.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;
+        last_block = counter.fetch_add(tiles_done, cuda::memory_order_acq_rel) + tiles_done == t.tiles;
         if (last_block) counter.store(0, cuda::memory_order_relaxed);
     }
     __syncthreads();
@@ -155,16 +164,18 @@ cudaError_t capacity_of(Kernel kernel, int64_t *capacity) {
 }
 
 template <class In, class Acc> struct v9_launcher {
-    static cudaError_t launch(const void *in, void *out, int64_t n, void *workspace, cudaStream_t stream) {
-        const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), n);
+    static cudaError_t launch(const void *in, void *out, cured_span span, void *workspace, cudaStream_t stream) {
+        const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), span.n);
+        const bool whole_tiles = span.first % t.tile == 0 && (span.count % t.tile == 0 || span.first + span.count == span.n);
+        if (span.count < 1 || !whole_tiles || span.first + span.count > span.n) return cudaErrorInvalidValue;
         const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0;
         auto *kernel = aligned ? reduce_v9<In, Acc, true> : reduce_v9<In, Acc, false>;
         int64_t capacity;
         cudaError_t err = capacity_of(kernel, &capacity);
         if (err != cudaSuccess) return err;
-        const int64_t grid = cured_tiles_grid(t.tiles, capacity);
-        kernel<<<unsigned(grid), kThreads, 0, stream>>>(static_cast<const In *>(in), static_cast<Acc *>(out), n, t,
-                                                         workspace);
+        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, capacity);
+        kernel<<<unsigned(grid), kThreads, 0, stream>>>(static_cast<const In *>(in), static_cast<Acc *>(out),
+                                                         span.count, span.first / t.tile, t, workspace);
         return cudaGetLastError();
     }
 };

@@ -1,0 +1,49 @@
+/* gpu_internal.h: what the host-side GPU files (gpu_sum.c, staged.c) share and nothing else needs:
+ * checked CUDA calls, allocation alignment and the test hooks' state. */
+#ifndef CURED_GPU_INTERNAL_H
+#define CURED_GPU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cured.h"
+
+/* Runs a CUDA call; on failure records it, named `what`, in `status` and jumps to `done`. */
+#define CURED_TRY(what, expr)                                                                      \
+    do {                                                                                           \
+        cudaError_t err_ = (expr);                                                                 \
+        if (err_ != cudaSuccess) {                                                                 \
+            status.code = err_;                                                                    \
+            status.call = (what);                                                                  \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* Runs a step that returns a cured_cuda_status into `status`; jumps to `done` on failure. */
+#define CURED_TRY_STEP(expr)                                                                       \
+    do {                                                                                           \
+        status = (expr);                                                                           \
+        if (status.code != cudaSuccess) goto done;                                                 \
+    } while (0)
+
+/* Records a failure in *status unless an earlier one is there already: the first is reported. */
+static inline void cured_keep_first(cured_cuda_status *status, cudaError_t err, const char *what) {
+    if (err != cudaSuccess && status->code == cudaSuccess) {
+        status->code = err;
+        status->call = what;
+    }
+}
+
+static const cured_cuda_status cured_ok = {cudaSuccess, NULL};
+
+/* Device allocations are carved at this alignment: what cudaMalloc guarantees, and enough for any
+ * vector load. */
+#define CURED_ALIGN ((size_t)256)
+static inline size_t cured_align_up(size_t bytes) { return (bytes + CURED_ALIGN - 1) / CURED_ALIGN * CURED_ALIGN; }
+
+static inline int64_t cured_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The misalignment cured_set_test_launch asked for, in bytes (0 to 15). */
+int cured_test_misalign(void);
+
+#endif

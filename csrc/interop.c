@@ -1,0 +1,424 @@
+/* interop.c: reading device arrays of other libraries without copying them to the host.
+ *
+ * CUDA Array Interface (numba.readthedocs.io, "CUDA Array Interface", versions 2 and 3): a dict
+ * with the device pointer, shape, typestr, byte strides and, from version 3, the stream whose work
+ * must finish before the data may be read. The device is the one the pointer belongs to.
+ *
+ * DLPack (dmlc.github.io/dlpack, and the Python array API's `__dlpack__`): the consumer asks
+ * `__dlpack_device__()` where the array is, then calls `__dlpack__(stream=S, max_version=(1, 1))`
+ * with its own stream S; the producer orders its pending work before S and returns a capsule named
+ * "dltensor_versioned" (DLPack 1.x) or "dltensor" (older producers, which also reject max_version).
+ * The consumer renames the capsule "used_..." and, once done, calls the tensor's deleter. */
+#include "interop.h"
+
+#include <string.h>
+
+/* ---- DLPack's ABI (dlpack.h, version 1.1), declared here rather than vendored -------------- */
+
+typedef struct {
+    uint32_t major, minor;
+} DLPackVersion;
+
+typedef struct {
+    int32_t device_type; /* DLDeviceType, an int-sized enum */
+    int32_t device_id;
+} DLDevice;
+
+typedef struct {
+    uint8_t code, bits;
+    uint16_t lanes;
+} DLDataType;
+
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape;
+    int64_t *strides; /* in elements; NULL: C-contiguous */
+    uint64_t byte_offset;
+} DLTensor;
+
+typedef struct DLManagedTensor {
+    DLTensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+
+typedef struct DLManagedTensorVersioned {
+    DLPackVersion version;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensorVersioned *self);
+    uint64_t flags;
+    DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+
+enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3, DL_CUDA_MANAGED = 13 };
+enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_BOOL = 6 };
+#define DLPACK_MAJOR 1
+
+/* ---- layouts --------------------------------------------------------------------------------- */
+
+/* Sets array->n and array->layout from a shape and byte strides (NULL: C-contiguous), dropping
+ * dimensions of extent 1 and merging a dimension into the one outside it where the outer stride is
+ * the inner extent times the inner stride. Returns 0, or -1 with ValueError set. */
+static int set_layout(device_array *array, int ndim, const int64_t *shape, const int64_t *strides, int64_t item) {
+    cured_layout *layout = &array->layout;
+    int64_t n = 1, contiguous_stride = item;
+    for (int d = 0; d < ndim; ++d) {
+        if (shape[d] < 0) {
+            PyErr_Format(PyExc_ValueError, "cured.sum: the device array has a negative extent (%lld)", (long long)shape[d]);
+            return -1;
+        }
+        if (shape[d] != 0 && n > INT64_MAX / shape[d]) {
+            PyErr_SetString(PyExc_ValueError, "cured.sum: the device array has more than 2^63 elements");
+            return -1;
+        }
+        n *= shape[d];
+    }
+    array->n = n;
+    layout->ndim = 0;
+    if (n == 0) return 0;
+    int64_t kept_shape[64], kept_strides[64];
+    int kept = 0;
+    /* C-contiguous strides, innermost first, for arrays that give none. */
+    int64_t c_strides[64];
+    if (ndim > 64) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: the device array has %d dimensions; at most 64 are supported", ndim);
+        return -1;
+    }
+    for (int d = ndim - 1; d >= 0; --d) {
+        c_strides[d] = contiguous_stride;
+        contiguous_stride *= shape[d];
+    }
+    for (int d = 0; d < ndim; ++d) {
+        const int64_t stride = strides != NULL ? strides[d] : c_strides[d];
+        if (shape[d] == 1) continue;
+        if (kept > 0 && kept_strides[kept - 1] == shape[d] * stride) {
+            kept_shape[kept - 1] *= shape[d];
+            kept_strides[kept - 1] = stride;
+        } else {
+            kept_shape[kept] = shape[d];
+            kept_strides[kept] = stride;
+            ++kept;
+        }
+    }
+    if (kept > CURED_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError,
+                     "cured.sum: the device array's strides leave %d dimensions that cannot be merged; at most %d "
+                     "are supported (make it contiguous first)", kept, CURED_MAX_DIMS);
+        return -1;
+    }
+    layout->ndim = kept;
+    memcpy(layout->shape, kept_shape, (size_t)kept * sizeof(int64_t));
+    memcpy(layout->strides, kept_strides, (size_t)kept * sizeof(int64_t));
+    return 0;
+}
+
+int device_array_copy_unit(const device_array *array, int item_size) {
+    const cured_layout *layout = &array->layout;
+    const uintptr_t address = (uintptr_t)array->data;
+    const int contiguous = layout->ndim == 0 || (layout->ndim == 1 && layout->strides[0] == item_size);
+    if (array->n == 0 || (contiguous && address % (uintptr_t)item_size == 0)) return 0;
+    for (int unit = 8;; unit /= 2) {
+        int fits = item_size % unit == 0 && address % (uintptr_t)unit == 0;
+        for (int d = 0; d < layout->ndim && fits; ++d) fits = layout->strides[d] % unit == 0;
+        if (fits || unit == 1) return unit;
+    }
+}
+
+/* ---- the CUDA Array Interface ---------------------------------------------------------------- */
+
+/* The int value of dict[key], or -1 with an exception set. */
+static int64_t dict_int(PyObject *dict, const char *key, PyObject *value) {
+    if (value == NULL || !PyLong_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: __cuda_array_interface__['%s'] must be an int", key);
+        return -1;
+    }
+    return (int64_t)PyLong_AsLongLong(value);
+}
+
+/* Reads a tuple of ints into out[ndim]. Returns its length, or -1 with an exception set. */
+static int int_tuple(PyObject *tuple, const char *what, int64_t *out, int max) {
+    if (!PyTuple_Check(tuple)) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: %s must be a tuple of ints, not %.100s", what, Py_TYPE(tuple)->tp_name);
+        return -1;
+    }
+    const Py_ssize_t ndim = PyTuple_GET_SIZE(tuple);
+    if (ndim > max) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: %s has %zd entries; at most %d are supported", what, ndim, max);
+        return -1;
+    }
+    for (Py_ssize_t d = 0; d < ndim; ++d) {
+        out[d] = (int64_t)PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, d));
+        if (out[d] == -1 && PyErr_Occurred()) return -1;
+    }
+    return (int)ndim;
+}
+
+static int read_cuda_array_interface(PyObject *iface, device_array *array) {
+    PyObject *version, *typestr, *shape, *data, *strides, *mask, *stream;
+    int64_t shape_v[64], strides_v[64];
+    if (!PyDict_Check(iface)) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: __cuda_array_interface__ must be a dict, not %.100s",
+                     Py_TYPE(iface)->tp_name);
+        return -1;
+    }
+    version = PyDict_GetItemString(iface, "version");
+    const int64_t v = dict_int(iface, "version", version);
+    if (v < 0 && PyErr_Occurred()) return -1;
+    if (v > 3) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: __cuda_array_interface__ version %lld is not supported (2 and 3 are)",
+                     (long long)v);
+        return -1;
+    }
+    mask = PyDict_GetItemString(iface, "mask");
+    if (mask != NULL && mask != Py_None) {
+        PyErr_SetString(PyExc_TypeError, "cured.sum: masked device arrays are not supported");
+        return -1;
+    }
+    typestr = PyDict_GetItemString(iface, "typestr");
+    if (typestr == NULL || !PyUnicode_Check(typestr)) {
+        PyErr_SetString(PyExc_TypeError, "cured.sum: __cuda_array_interface__['typestr'] must be a str");
+        return -1;
+    }
+    if (!PyArray_DescrConverter(typestr, &array->descr)) return -1;
+    if (!PyDataType_ISNOTSWAPPED(array->descr)) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: the device array's dtype %R is not in native byte order", typestr);
+        return -1;
+    }
+    shape = PyDict_GetItemString(iface, "shape");
+    if (shape == NULL) {
+        PyErr_SetString(PyExc_TypeError, "cured.sum: __cuda_array_interface__ has no 'shape'");
+        return -1;
+    }
+    const int ndim = int_tuple(shape, "__cuda_array_interface__['shape']", shape_v, 64);
+    if (ndim < 0) return -1;
+    strides = PyDict_GetItemString(iface, "strides");
+    const int has_strides = strides != NULL && strides != Py_None;
+    if (has_strides) {
+        const int nstrides = int_tuple(strides, "__cuda_array_interface__['strides']", strides_v, 64);
+        if (nstrides < 0) return -1;
+        if (nstrides != ndim) {
+            PyErr_SetString(PyExc_ValueError, "cured.sum: __cuda_array_interface__ has as many strides as dimensions");
+            return -1;
+        }
+    }
+    data = PyDict_GetItemString(iface, "data");
+    if (data == NULL || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
+        PyErr_SetString(PyExc_TypeError, "cured.sum: __cuda_array_interface__['data'] must be (pointer, read_only)");
+        return -1;
+    }
+    array->data = (const char *)PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
+    if (array->data == NULL && PyErr_Occurred()) return -1;
+    if (set_layout(array, ndim, shape_v, has_strides ? strides_v : NULL, (int64_t)PyDataType_ELSIZE(array->descr)) < 0)
+        return -1;
+    if (array->data == NULL && array->n > 0) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: __cuda_array_interface__ has a null pointer for a non-empty array");
+        return -1;
+    }
+    /* Version 3's stream: None (or absent): nothing to wait for; 1 and 2: the legacy and per-thread
+     * default streams (cudaStreamLegacy, cudaStreamPerThread are those handles); 0 is disallowed. */
+    stream = PyDict_GetItemString(iface, "stream");
+    array->producer = NULL;
+    if (stream != NULL && stream != Py_None) {
+        if (!PyLong_Check(stream)) {
+            PyErr_SetString(PyExc_TypeError, "cured.sum: __cuda_array_interface__['stream'] must be an int or None");
+            return -1;
+        }
+        array->producer = (cudaStream_t)PyLong_AsVoidPtr(stream);
+        if (array->producer == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "cured.sum: __cuda_array_interface__['stream'] is 0, which the "
+                                                  "interface disallows (ambiguous between the default streams)");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- DLPack ---------------------------------------------------------------------------------- */
+
+/* NumPy's type number for a DLPack dtype, or -1 with TypeError set. */
+static int npy_type_of_dl(DLDataType dtype) {
+    static const int ints[] = {NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64};
+    static const int uints[] = {NPY_UINT8, NPY_UINT16, NPY_UINT32, NPY_UINT64};
+    const int size_index = dtype.bits == 8 ? 0 : dtype.bits == 16 ? 1 : dtype.bits == 32 ? 2 : dtype.bits == 64 ? 3 : -1;
+    if (dtype.lanes == 1) {
+        if (dtype.code == DL_INT && size_index >= 0) return ints[size_index];
+        if (dtype.code == DL_UINT && size_index >= 0) return uints[size_index];
+        if (dtype.code == DL_BOOL && dtype.bits == 8) return NPY_BOOL;
+        if (dtype.code == DL_FLOAT && size_index >= 1) return size_index == 1 ? NPY_HALF : size_index == 2 ? NPY_FLOAT : NPY_DOUBLE;
+        if (dtype.code == DL_COMPLEX && (dtype.bits == 64 || dtype.bits == 128))
+            return dtype.bits == 64 ? NPY_CFLOAT : NPY_CDOUBLE; /* refused later, with the message for complex */
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "cured.sum: cannot sum a DLPack array of type code %u, %u bits, %u lanes%s; cured sums bool, int8 to "
+                 "int64, uint8 to uint64, float16, float32 and float64",
+                 (unsigned)dtype.code, (unsigned)dtype.bits, (unsigned)dtype.lanes,
+                 dtype.code == DL_BFLOAT ? " (bfloat16)" : "");
+    return -1;
+}
+
+static int find_dlpack(PyObject *obj, device_array *array) {
+    PyObject *where = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
+    if (where == NULL) return -1;
+    long type = -1, id = -1;
+    if (PyTuple_Check(where) && PyTuple_GET_SIZE(where) == 2) {
+        type = PyLong_AsLong(PyTuple_GET_ITEM(where, 0));
+        id = PyLong_AsLong(PyTuple_GET_ITEM(where, 1));
+    }
+    Py_DECREF(where);
+    if (PyErr_Occurred()) return -1;
+    if (type == DL_CUDA || type == DL_CUDA_MANAGED) {
+        array->is_dlpack = 1;
+        array->device = (int)id;
+        return 1;
+    }
+    if (type == DL_CPU || type == DL_CUDA_HOST) { /* host memory: the host path, through numpy.from_dlpack */
+        array->host_dlpack = 1;
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "cured.sum: the array is on DLPack device type %ld; cured sums host arrays and "
+                 "CUDA device arrays", type);
+    return -1;
+}
+
+/* obj.name into *value (a new reference): 1; 0 (*value NULL) when obj has no such attribute; -1
+ * with an exception set when looking it up failed otherwise. */
+static int optional_attr(PyObject *obj, const char *name, PyObject **value) {
+    *value = PyObject_GetAttrString(obj, name);
+    if (*value != NULL) return 1;
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    return 0;
+}
+
+int device_array_find(PyObject *obj, device_array *array) {
+    PyObject *dlpack_device, *iface;
+    memset(array, 0, sizeof *array);
+    array->device = -1;
+    if (PyArray_Check(obj)) return 0;
+    const int has_dlpack_device = optional_attr(obj, "__dlpack_device__", &dlpack_device);
+    if (has_dlpack_device < 0) return -1;
+    Py_XDECREF(dlpack_device);
+    if (has_dlpack_device && PyObject_HasAttrString(obj, "__dlpack__")) return find_dlpack(obj, array);
+    const int has_iface = optional_attr(obj, "__cuda_array_interface__", &iface);
+    if (has_iface <= 0) return has_iface;
+    const int read = read_cuda_array_interface(iface, array);
+    Py_DECREF(iface);
+    return read < 0 ? -1 : 1;
+}
+
+cudaError_t device_array_locate(device_array *array) {
+    struct cudaPointerAttributes attributes;
+    if (array->is_dlpack) return cudaSuccess;                     /* __dlpack_device__ said */
+    if (array->n == 0) return cudaGetDevice(&array->device); /* nothing will be read: the current device */
+    const cudaError_t err = cudaPointerGetAttributes(&attributes, array->data);
+    if (err != cudaSuccess) return err;
+    switch (attributes.type) {
+    case cudaMemoryTypeDevice:
+    case cudaMemoryTypeManaged:
+        array->device = attributes.device;
+        return cudaSuccess;
+    case cudaMemoryTypeHost: /* pinned host memory, mapped into the devices' address space */
+        if (attributes.devicePointer == NULL) break;
+        array->device = attributes.device;
+        array->data = (const char *)attributes.devicePointer;
+        return cudaSuccess;
+    default:
+        break;
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "cured.sum: __cuda_array_interface__ points at %p, which is not memory a CUDA device can read",
+                 (const void *)array->data);
+    return cudaErrorInvalidValue;
+}
+
+int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream) {
+    if (!array->is_dlpack) return 0;
+    PyObject *args = PyTuple_New(0), *kwargs = NULL, *capsule = NULL;
+    PyObject *stream_int = PyLong_FromVoidPtr((void *)stream);
+    PyObject *method = PyObject_GetAttrString(obj, "__dlpack__");
+    if (args == NULL || stream_int == NULL || method == NULL) goto fail;
+    kwargs = Py_BuildValue("{s:O,s:(ii)}", "stream", stream_int, "max_version", DLPACK_MAJOR, 1);
+    if (kwargs == NULL) goto fail;
+    capsule = PyObject_Call(method, args, kwargs);
+    if (capsule == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) { /* a producer from before max_version */
+        PyErr_Clear();
+        if (PyDict_DelItemString(kwargs, "max_version") < 0) goto fail;
+        capsule = PyObject_Call(method, args, kwargs);
+    }
+    if (capsule == NULL) goto fail;
+
+    DLTensor *tensor;
+    if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+        DLManagedTensorVersioned *managed = PyCapsule_GetPointer(capsule, "dltensor_versioned");
+        if (managed->version.major != DLPACK_MAJOR) { /* unreadable: the capsule's destructor deletes it */
+            PyErr_Format(PyExc_BufferError, "cured.sum: the producer's DLPack is version %u.%u; cured reads 1.x",
+                         managed->version.major, managed->version.minor);
+            goto fail;
+        }
+        if (PyCapsule_SetName(capsule, "used_dltensor_versioned") < 0) goto fail;
+        array->managed = managed;
+        array->versioned = 1;
+        tensor = &managed->dl_tensor;
+    } else if (PyCapsule_IsValid(capsule, "dltensor")) {
+        DLManagedTensor *managed = PyCapsule_GetPointer(capsule, "dltensor");
+        if (PyCapsule_SetName(capsule, "used_dltensor") < 0) goto fail;
+        array->managed = managed;
+        tensor = &managed->dl_tensor;
+    } else {
+        PyErr_Format(PyExc_TypeError, "cured.sum: __dlpack__ returned %R, not an unused DLPack capsule", capsule);
+        goto fail;
+    }
+    array->capsule = capsule; /* owned from here: released with the tensor */
+    capsule = NULL;
+
+    if ((tensor->device.device_type != DL_CUDA && tensor->device.device_type != DL_CUDA_MANAGED) ||
+        tensor->device.device_id != array->device) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: __dlpack__ gave an array on device (%d, %d), not the (2, %d) that "
+                     "__dlpack_device__ said", tensor->device.device_type, tensor->device.device_id, array->device);
+        goto fail;
+    }
+    const int type = npy_type_of_dl(tensor->dtype);
+    if (type < 0) goto fail;
+    array->descr = PyArray_DescrFromType(type);
+    const int64_t item = (int64_t)PyDataType_ELSIZE(array->descr);
+    if (tensor->ndim < 0 || tensor->ndim > 64) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: the DLPack array has %d dimensions; at most 64 are supported",
+                     tensor->ndim);
+        goto fail;
+    }
+    int64_t strides[64];
+    for (int d = 0; d < tensor->ndim && tensor->strides != NULL; ++d) strides[d] = tensor->strides[d] * item;
+    array->data = (const char *)tensor->data + tensor->byte_offset;
+    if (set_layout(array, tensor->ndim, tensor->shape, tensor->strides != NULL ? strides : NULL, item) < 0) goto fail;
+    Py_DECREF(args);
+    Py_DECREF(kwargs);
+    Py_DECREF(stream_int);
+    Py_DECREF(method);
+    return 0;
+fail:
+    Py_XDECREF(capsule);
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(stream_int);
+    Py_XDECREF(method);
+    return -1;
+}
+
+void device_array_release(device_array *array) {
+    if (array->managed != NULL) {
+        if (array->versioned) {
+            DLManagedTensorVersioned *managed = array->managed;
+            if (managed->deleter != NULL) managed->deleter(managed);
+        } else {
+            DLManagedTensor *managed = array->managed;
+            if (managed->deleter != NULL) managed->deleter(managed);
+        }
+        array->managed = NULL;
+    }
+    Py_CLEAR(array->capsule);
+    Py_CLEAR(array->descr);
+}

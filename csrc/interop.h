@@ -1,0 +1,55 @@
+/* interop.h: device arrays from other libraries, through the CUDA Array Interface (versions 2 and 3:
+ * CuPy, Numba, PyTorch) and DLPack (`__dlpack__`/`__dlpack_device__`: JAX, CuPy, PyTorch). */
+#ifndef CURED_INTEROP_H
+#define CURED_INTEROP_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL cured_ARRAY_API
+#ifndef CURED_IMPORTS_NUMPY
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+#include "cured.h"
+
+/* A device array, once found and imported. */
+typedef struct {
+    int is_dlpack;
+    int device;               /* the CUDA device that holds it */
+    const char *data;         /* the address of element (0, 0, ...) */
+    PyArray_Descr *descr;     /* its dtype, as NumPy's (owned) */
+    int64_t n;                /* elements */
+    cured_layout layout;      /* shape and byte strides, size-1 dimensions dropped, mergeable ones merged */
+    cudaStream_t producer;    /* CAI v3: the stream whose work must come first; NULL: none */
+    PyObject *capsule;        /* DLPack: the capsule, renamed used_ (owned) */
+    void *managed;            /* DLPack: the tensor we consumed, deleted by device_array_release */
+    int versioned;            /* DLPack: managed is a DLManagedTensorVersioned */
+    int host_dlpack;          /* not a device array, but a DLPack one in host memory */
+} device_array;
+
+/* Whether `obj` is a device array: 1 (a CUDA Array Interface is read in full, but for the device;
+ * for DLPack, array->device says where it is), 0 (not one: a host array or array-like, DLPack ones
+ * in host memory included), or -1 with an exception set (a device array cured cannot take, or a
+ * malformed interface). Makes no CUDA call. */
+int device_array_find(PyObject *obj, device_array *array);
+
+/* CUDA Array Interface: finds the device that holds the memory. Returns cudaSuccess; or the failed
+ * CUDA query's error, with no exception set (no device, no driver); or cudaErrorInvalidValue with
+ * ValueError set (memory no device can read). */
+cudaError_t device_array_locate(device_array *array);
+
+/* DLPack: asks the producer for the tensor, with its pending work ordered before `stream`, a
+ * stream of array->device (the current device), and reads it. Nothing to do for a CUDA Array
+ * Interface. Returns 0, or -1 with an exception set. */
+int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream);
+
+/* Whether the kernels can read the array where it is (C-contiguous, each element aligned): 0; or
+ * else the unit, in bytes, of the device-side copy into C order that it needs (cured_gather). */
+int device_array_copy_unit(const device_array *array, int item_size);
+
+/* Gives back what device_array_find and device_array_import took (the DLPack tensor, the dtype). */
+void device_array_release(device_array *array);
+
+#endif
