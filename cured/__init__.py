@@ -62,8 +62,8 @@ DEFAULT_VERSION: int = 9
 class SumTiming(NamedTuple):
     """Where the time of one cured.sum(..., timing=True) went, in seconds."""
 
-    h2d_s: float  #: host-to-device copy of the input (device time, CUDA events)
-    reduce_s: float  #: every pass of the reduction (device time, CUDA events)
+    h2d_s: float  #: until the last chunk of host input is on the device, staging included (0 for device input)
+    reduce_s: float  #: the reduction's work left after that (all of it for device input)
     d2h_s: float  #: device-to-host copy of the result (device time, CUDA events)
     total_s: float  #: the whole call, argument checks and conversions included (wall clock)
 
@@ -86,10 +86,15 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
 
     Parameters
     ----------
-    a : array_like
+    a : array_like or device array
         Any array-like of bool, int8..int64, uint8..uint64, float16, float32 or float64, of any
-        shape (all elements are summed). It is copied only when it is not already C-contiguous,
-        aligned and in native byte order.
+        shape (all elements are summed). Host arrays go to the GPU in chunks through pinned
+        staging buffers, the copy overlapped with the reduction; they are copied on the host first
+        only when not already C-contiguous, aligned and in native byte order. Device arrays (CuPy,
+        PyTorch, Numba, JAX: anything with ``__cuda_array_interface__`` or ``__dlpack__``) are read
+        in place on their own GPU, after the work pending on their stream; a non-contiguous or
+        misaligned one is first copied into C order on the device. The result is the same bits
+        either way.
     version : int or "cub"
         Which kernel: 0 to 9 (see cured.versions()), or "cub" for NVIDIA's CUB DeviceReduce, the
         reference (GPU only, NumPy's default accumulator only). Defaults to DEFAULT_VERSION.
@@ -103,7 +108,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         the same additions in the same order, so bit for bit the GPU's result.
     timing : bool
         With True, return TimedSum(value, SumTiming(h2d_s, reduce_s, d2h_s, total_s)): the device
-        time of each stage (CUDA events) and the call's wall time.
+        time of each stage (CUDA events) and the call's wall time. For host input the reduction
+        runs while the copy goes on: h2d_s lasts until the last chunk is on the device and reduce_s
+        is only the work left after that.
 
     Returns
     -------
@@ -112,8 +119,11 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
 
     Raises
     ------
-    TypeError   for unsupported dtypes (complex, object, strings, ...) or a non-integer version.
-    ValueError  for an unknown version or device.
+    TypeError   for unsupported dtypes (complex, bfloat16, object, strings, ...), a non-integer
+                version, or a device array cured cannot read (masked, non-native byte order, a
+                device other than CUDA).
+    ValueError  for an unknown version or device, device="cpu" with a device array, or a
+                malformed __cuda_array_interface__.
     MemoryError when the GPU has not enough memory.
     CudaError   for any other CUDA failure, including no GPU or no driver.
     """

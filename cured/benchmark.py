@@ -44,7 +44,7 @@ class BenchRow:
     peak_fraction: float  #: bandwidth over the device's theoretical peak
     speedup_vs_v0: float | None  #: V0's median time over this row's
     speedup_vs_previous: float | None  #: the previous version's median time over this row's
-    h2d_s: float | None  #: host-to-device copy of the NumPy input (median, device time)
+    h2d_s: float | None  #: until the NumPy input's last chunk is on the device (median, device time; the reduction overlaps it)
     end_to_end_s: float | None  #: cured.sum on the NumPy input, wall clock (median)
     value: float | int  #: the sum the timed runs computed
 
@@ -176,7 +176,7 @@ def bench(
 
 
 def _end_to_end(x: np.ndarray, version: int | str, repeats: int) -> tuple[float, float]:
-    """Median host-to-device copy (device time) and median wall time of cured.sum(x)."""
+    """Median copy time (device time, SumTiming.h2d_s) and median wall time of cured.sum(x)."""
     from . import sum as cured_sum
 
     cured_sum(x, version=version)  # warm

@@ -4,9 +4,10 @@ Two comparisons, float32 (or --dtype):
   device: the reduction of data already on the GPU, device time (CUDA events, median of --repeats
           after a warm-up): cured (V9, and CUB for reference, through cured.bench) against
           cupy.sum and torch.sum on the same values.
-  end to end: from a NumPy array in host memory, wall clock (median): cured.sum(x),
-          cupy.asarray(x).sum(), torch.from_numpy(x).cuda().sum() (each synchronised),
-          and numpy.sum(x) on the host.
+  end to end: from a NumPy array in host memory, wall clock (median): cured.sum(x) (the chunked,
+          overlapped host path), cupy.asarray(x).sum(), torch.from_numpy(x).cuda().sum() (each
+          synchronised), and numpy.sum(x) on the host; with the copy's ceilings beside them, a
+          256 MiB host-to-device copy from pageable and from pinned memory.
 Writes JSON (--json) with the device, date and every figure. Needs CuPy and PyTorch.
 """
 import argparse
@@ -16,6 +17,7 @@ import statistics
 import time
 
 import cupy
+import cupyx
 import numpy as np
 import torch
 
@@ -48,6 +50,17 @@ def wall_median(fn, repeats, warmup=2):
     return statistics.median(times)
 
 
+def copy_bandwidth(pinned, repeats=5):
+    """Host-to-device bandwidth of one 256 MiB copy (bytes/s, median), from pinned or pageable memory."""
+    nbytes = 256 << 20
+    host = cupyx.empty_pinned((nbytes,), np.uint8) if pinned else np.empty(nbytes, np.uint8)
+    host[:] = 1
+    device = cupy.empty(nbytes, np.uint8)
+    stream = cupy.cuda.get_current_stream()
+    seconds = wall_median(lambda: (device.set(host, stream=stream), stream.synchronize()), repeats)
+    return nbytes / seconds
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dtype", default="float32")
@@ -77,6 +90,8 @@ def main():
             cupy.get_default_memory_pool().free_all_blocks()
             rows.append(row)
             print(f"2^{k:<3} " + "  ".join(f"{key[:-2]} {row[key] * 1e6:9.2f} us" for key in row if key.endswith("_s")), flush=True)
+        ceilings = {"pageable_h2d_gbs": copy_bandwidth(False) / 1e9, "pinned_h2d_gbs": copy_bandwidth(True) / 1e9}
+        print("copy ceilings: " + "  ".join(f"{k} {v:.1f}" for k, v in ceilings.items()), flush=True)
         e2e = []
         for k in (int(v) for v in args.end_to_end.split(",")):
             x = random_input(1 << k, args.dtype)
@@ -86,13 +101,16 @@ def main():
                    "cupy_s": wall_median(lambda: (cupy.asarray(x).sum(), cupy.cuda.get_current_stream().synchronize()), repeats),
                    "torch_s": wall_median(lambda: (torch.from_numpy(x).cuda().sum(), torch.cuda.synchronize()), repeats),
                    "numpy_s": wall_median(lambda: np.sum(x), repeats)}
+            row["cured_over_best_other"] = min(row["cupy_s"], row["torch_s"], row["numpy_s"]) / row["cured_s"]
             e2e.append(row)
-            print(f"end to end 2^{k:<3} " + "  ".join(f"{key[:-2]} {row['bytes'] / row[key] / 1e9:6.2f} GB/s" for key in row if key.endswith("_s")), flush=True)
+            print(f"end to end 2^{k:<3} " + "  ".join(f"{key[:-2]} {row['bytes'] / row[key] / 1e9:6.2f} GB/s" for key in row if key.endswith("_s"))
+                  + f"  cured / best other {row['cured_over_best_other']:.2f}x", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": info, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                        "dtype": args.dtype, "repeats": args.repeats, "cupy": cupy.__version__, "torch": torch.__version__,
-                       "numpy": np.__version__, "device_resident": rows, "end_to_end": e2e}, f, indent=1)
+                       "numpy": np.__version__, "staging": cured._cured.staging(), "copy_ceilings": ceilings,
+                       "device_resident": rows, "end_to_end": e2e}, f, indent=1)
 
 
 if __name__ == "__main__":

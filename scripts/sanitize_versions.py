@@ -2,6 +2,10 @@
 checks each result against the CPU order model. Meant to run under compute-sanitizer:
 
     compute-sanitizer --tool racecheck --error-exitcode 1 python scripts/sanitize_versions.py [versions...]
+
+Each case runs through the paths that launch kernels differently: host input in one chunk and in
+many small chunks over several lanes (concurrent launches sharing V9's ticket), and, where CuPy is
+installed, device input read in place, misaligned, and strided (the gather kernel's copy).
 """
 import sys
 
@@ -11,6 +15,35 @@ import cured
 
 LENGTHS = [2**20 + 3, 1000]
 DTYPES = ["float32", "int8", "float64", "float16"]
+
+try:
+    import cupy
+except ImportError:  # device-input cases need CuPy
+    cupy = None
+
+
+def runs(x, version):
+    """(label, thunk) for each way this input is summed."""
+    tiled = cured.versions()[version].schedule == "tiles"
+    # Tiled versions also run with few blocks (several tiles each) and misaligned chunks.
+    for blocks, misalign in [(0, 0), (7, x.itemsize)] if tiled else [(0, 0)]:
+        for lanes, chunk in [(0, 0), (3, 64 << 10)]:
+            def host(blocks=blocks, misalign=misalign, lanes=lanes, chunk=chunk):
+                cured._cured._set_test_launch(blocks, misalign)
+                cured._cured._set_staging(lanes, chunk)
+                try:
+                    return cured.sum(x, version=version)
+                finally:
+                    cured._cured._set_test_launch(0, 0)
+                    cured._cured._set_staging(0, 0)
+            yield f"host grid={blocks or 'auto'} misalign={misalign} lanes={lanes or 'auto'} chunk={chunk or 'auto'}", host
+    if cupy is not None:
+        d = cupy.asarray(x)
+        yield "device in place", lambda: cured.sum(d, version=version)
+        yield "device strided", lambda: cured.sum(d[::-1], version=version)
+        raw = cupy.zeros(x.nbytes + 8, dtype=cupy.uint8)
+        raw[1:1 + x.nbytes] = d.view(cupy.uint8)
+        yield "device misaligned", lambda: cured.sum(raw[1:1 + x.nbytes].view(x.dtype), version=version)
 
 
 def main(argv):
@@ -22,16 +55,15 @@ def main(argv):
             for n in LENGTHS:
                 x = (rng.standard_normal(n) * 50).astype(dtype)
                 model = cured.sum(x, version=version, device="cpu")
-                # Tiled versions also run with few blocks (several tiles each) and misaligned input.
-                launches = [(0, 0), (7, x.itemsize)] if cured.versions()[version].schedule == "tiles" else [(0, 0)]
-                for blocks, misalign in launches:
-                    cured._cured._set_test_launch(blocks, misalign)
-                    got = cured.sum(x, version=version)
-                    ok = got.tobytes() == model.tobytes()
+                reversed_model = cured.sum(np.ascontiguousarray(x[::-1]), version=version, device="cpu")
+                for label, run in runs(x, version):
+                    got = run()
+                    want = reversed_model if "strided" in label else model
+                    ok = got.tobytes() == want.tobytes()
                     failures += not ok
-                    print(f"V{version} {dtype:<8} n={n:<8} grid={blocks or 'auto':<5} misalign={misalign:<2} "
-                          f"gpu={got!r:<28} model={model!r:<28} {'ok' if ok else 'MISMATCH'}")
-                cured._cured._set_test_launch(0, 0)
+                    print(f"V{version} {dtype:<8} n={n:<8} {label:<50} gpu={got!r:<28} model={want!r:<28} "
+                          f"{'ok' if ok else 'MISMATCH'}")
+    print(f"{'all cases ok' if failures == 0 else f'{failures} MISMATCHES'}")
     return 1 if failures else 0
 
 

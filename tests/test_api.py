@@ -175,3 +175,14 @@ def test_build_helpers(monkeypatch, tmp_path):
     monkeypatch.setattr(build.os.path, "isfile", lambda p: False)
     with pytest.raises(SystemExit, match="nvcc, the CUDA compiler, was not found"):
         build.find_nvcc()
+
+
+def test_staging_settings():
+    default = cured._cured.staging()
+    assert default["lanes"] >= 1 and default["chunk_bytes"] > 0
+    cured._cured._set_staging(3, 1 << 20)
+    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20}
+    cured._cured._set_staging(0, 0)
+    assert cured._cured.staging() == default
+    with pytest.raises(ValueError, match=">= 0"):
+        cured._cured._set_staging(-1, 0)

@@ -1,0 +1,284 @@
+"""Device arrays of CuPy, PyTorch and Numba, read in place: the same bits as the same data from the
+host, through both protocols (CUDA Array Interface 2 and 3, DLPack versioned and unversioned), for
+contiguous, strided and misaligned arrays, after work pending on the producer's stream, and on a
+second GPU. Each library's tests are skipped, with the reason, where it is not installed."""
+import importlib
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+import cured
+from reference import DTYPES, random_array, same_bits
+
+pytestmark = pytest.mark.gpu
+
+
+def need(module):
+    """The module, or the test is skipped with the reason."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:  # numba-cuda also raises ImportError subclasses
+        pytest.skip(f"{module} is not installed ({error}): its device arrays cannot be tested here")
+
+
+VERSIONS = [v.id for v in cured.versions()] + ["cub"]
+LENGTHS = [0, 1, 33, 4099, 2**20 + 3, 2**24 + 5]
+
+
+@lru_cache(maxsize=4)
+def host_case(seed, dtype, n):
+    """A host array and cured's sums of it from the host, by version."""
+    x = random_array(seed, np.dtype(dtype), n)
+    return x, {v: cured.sum(x, version=v) for v in VERSIONS}
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cupy_arrays_give_the_host_bits(seed, dtype, n):
+    cupy = need("cupy")
+    x, expected = host_case(seed, dtype, n)
+    d = cupy.asarray(x)
+    for v in VERSIONS:
+        got = cured.sum(d, version=v)
+        assert type(got) is type(expected[v]) and same_bits(got, expected[v]), (v, got, expected[v])
+
+
+TORCH_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("n", [1, 4099, 2**20 + 3])
+@pytest.mark.parametrize("dtype", TORCH_DTYPES)
+def test_torch_tensors_give_the_host_bits(seed, dtype, n):
+    torch = need("torch")
+    x, expected = host_case(seed, dtype, n)
+    t = torch.from_numpy(x).cuda()
+    for v in VERSIONS:
+        assert same_bits(cured.sum(t, version=v), expected[v]), v
+
+
+@pytest.mark.parametrize("n", [1, 4099, 2**20 + 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+def test_numba_arrays_give_the_host_bits(seed, dtype, n):
+    numba_cuda = need("numba.cuda")
+    x, expected = host_case(seed, dtype, n)
+    d = numba_cuda.to_device(x)
+    for v in VERSIONS:
+        assert same_bits(cured.sum(d, version=v), expected[v]), v
+
+
+class CAI:
+    """Only a __cuda_array_interface__, possibly edited."""
+
+    def __init__(self, array, **changes):
+        fields = dict(array.__cuda_array_interface__)
+        fields.update(changes)
+        self.__cuda_array_interface__ = {k: v for k, v in fields.items() if v is not ...}
+
+
+class DLPack:
+    """Only DLPack. versioned=False drops max_version, as producers from before DLPack 1.0 never
+    saw it, and such producers return an unversioned "dltensor" capsule. Keeps the capsules it gave."""
+
+    def __init__(self, array, versioned=True):
+        self.array, self.versioned, self.capsules = array, versioned, []
+
+    def __dlpack__(self, stream=None, max_version=None):
+        if self.versioned:
+            capsule = self.array.__dlpack__(stream=stream, max_version=max_version)
+        else:
+            capsule = self.array.__dlpack__(stream=stream)
+        self.capsules.append(capsule)
+        return capsule
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+@pytest.mark.parametrize("library", ["cupy", "torch"])
+def test_each_protocol_and_capsule_kind(seed, library):
+    x, expected = host_case(seed, "float32", 2**20 + 3)
+    d = need("cupy").asarray(x) if library == "cupy" else need("torch").from_numpy(x).cuda()
+    wrappers = {"dlpack 1.x": DLPack(d), "dlpack 0.x": DLPack(d, versioned=False)}
+    if library == "cupy":  # PyTorch's interface is version 2 already
+        wrappers["cai 3, read-only"] = CAI(d, data=(d.data.ptr, True))
+        wrappers["cai 2"] = CAI(d, version=2, stream=...)
+    else:
+        wrappers["cai 2"] = CAI(d)
+    for name, wrapper in wrappers.items():
+        for v in VERSIONS:
+            assert same_bits(cured.sum(wrapper, version=v), expected[v]), (name, v)
+        if isinstance(wrapper, DLPack):
+            kind = "dltensor_versioned" if wrapper.versioned else "dltensor"
+            # Each capsule was consumed: renamed used_..., its tensor deleted by cured.
+            assert all(f'"used_{kind}"' in repr(c) for c in wrapper.capsules), wrapper.capsules
+
+
+def test_dlpack_tensors_are_deleted_after_the_sum(seed):
+    """cured calls the DLPack deleter: the producer's memory goes back once the caller drops it."""
+    torch = need("torch")
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    for k in range(200):
+        t = torch.full((1 << 18,), float(k), device="cuda")
+        assert cured.sum(DLPack(t)) == np.float32(k * (1 << 18))
+        del t
+    assert torch.cuda.memory_allocated() == before
+
+
+def test_device_arrays_leak_no_memory(seed):
+    cupy = need("cupy")
+    x, expected = host_case(seed, "float32", 100003)
+    d = cupy.asarray(x)
+    for _ in range(50):
+        cured.sum(d)
+    before = cured._cured.memory_in_use()
+    for _ in range(2000):
+        assert same_bits(cured.sum(d), expected[9])
+        assert same_bits(cured.sum(d[::3]), cured.sum(x[::3]))
+    after = cured._cured.memory_in_use()
+    assert after["used"] == before["used"] == 0 and after["reserved"] == before["reserved"]
+
+
+def strided_views(xp, x):
+    """Non-contiguous views of one array in library xp (cupy or numpy): every way strides go."""
+    m = x[: 1000 * 1001].reshape(1000, 1001)
+    cube = x[: 60 * 70 * 80].reshape(60, 70, 80)
+    return {
+        "every 7th": x[::7],
+        "reversed": x[::-1],
+        "columns": m[:, 3:900:2],
+        "transposed": m.T,
+        "rows and columns": m[::3, 1::2],
+        "3-d transposed and sliced": cube.transpose(2, 0, 1)[:, ::2, 5:],
+        "broadcast": xp.broadcast_to(x[:513], (700, 513)),
+        "one element": x[5:6],
+        "empty": m[:0, ::2],
+    }
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "int64", "bool"])
+def test_non_contiguous_cupy_arrays_are_summed_in_c_order(seed, dtype):
+    cupy = need("cupy")
+    x = random_array(seed, np.dtype(dtype), 2**20 + 3)
+    d = cupy.asarray(x)
+    host, device = strided_views(np, x), strided_views(cupy, d)
+    for name in host:
+        for v in (0, 3, 8, 9, "cub"):
+            assert same_bits(cured.sum(device[name], version=v), cured.sum(host[name], version=v)), (name, v)
+
+
+def test_non_contiguous_torch_tensors(seed):
+    torch = need("torch")
+    x = random_array(seed, np.dtype("float32"), 1200 * 1001)
+    t = torch.from_numpy(x).cuda().reshape(1200, 1001)
+    m = x.reshape(1200, 1001)
+    for got, host in [(t.T, m.T), (t[::3, 1::2], m[::3, 1::2]), (t[:, 7], m[:, 7])]:
+        for v in (3, 9):
+            assert same_bits(cured.sum(got, version=v), cured.sum(host, version=v))
+
+
+@pytest.mark.parametrize("offset", [1, 2, 3, 4, 8, 12])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+def test_misaligned_device_arrays(seed, dtype, offset):
+    """Elements off their natural alignment (copied on the device), and element-aligned arrays off
+    16 bytes (read in place, V9 with scalar loads): the bits of the same data from the host."""
+    cupy = need("cupy")
+    item = np.dtype(dtype).itemsize
+    n = 300007
+    raw = np.random.default_rng([seed, offset]).integers(0, 256, size=n * item + 16, dtype=np.uint8)
+    host = raw[offset: offset + n * item].view(dtype)
+    if host.dtype.kind == "f":
+        host = np.nan_to_num(host, nan=1.0, posinf=2.0, neginf=-2.0)  # random bytes make NaNs
+        raw[offset: offset + n * item] = host.view(np.uint8)
+    device = cupy.asarray(raw)[offset: offset + n * item].view(dtype)
+    for v in VERSIONS:
+        assert same_bits(cured.sum(device, version=v), cured.sum(host, version=v)), v
+
+
+SPIN = r'''
+extern "C" __global__ void spin(long long cycles) {
+    long long start = clock64();
+    while (clock64() - start < cycles) {}
+}'''
+
+
+@pytest.mark.parametrize("protocol", ["cai 3", "dlpack"])
+def test_cupy_producer_on_another_stream(seed, protocol):
+    """The producer writes the array on a non-default stream, behind a long kernel, just before the
+    call: cured must wait for that work, so it sums the new values, not the old ones."""
+    cupy = need("cupy")
+    spin = cupy.RawKernel(SPIN, "spin")
+    old, new = random_array(seed, np.dtype("float32"), 2**22), random_array(seed + 1, np.dtype("float32"), 2**22)
+    d, d_new = cupy.asarray(old), cupy.asarray(new)
+    cupy.cuda.Device().synchronize()
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        spin((1,), (1,), (np.int64(100_000_000),))  # about 50 ms
+        d[...] = d_new
+        got = cured.sum(CAI(d) if protocol == "cai 3" else DLPack(d))
+    assert same_bits(got, cured.sum(new)) and not same_bits(got, cured.sum(old))
+
+
+def test_torch_producer_on_another_stream(seed):
+    torch = need("torch")
+    old, new = random_array(seed, np.dtype("float32"), 2**22), random_array(seed + 1, np.dtype("float32"), 2**22)
+    t, t_new = torch.from_numpy(old).cuda(), torch.from_numpy(new).cuda()
+    torch.cuda.synchronize()
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(100_000_000)
+        t.copy_(t_new)
+        got = cured.sum(t)
+    assert same_bits(got, cured.sum(new)) and not same_bits(got, cured.sum(old))
+
+
+def test_array_on_a_second_gpu(seed):
+    """The sum runs on the array's own device, and the caller's current device is left as it was."""
+    cupy = need("cupy")
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("only one GPU: a device array on a second GPU cannot be made here")
+    x, expected = host_case(seed, "float32", 2**20 + 3)
+    with cupy.cuda.Device(1):
+        d = cupy.asarray(x)
+    torch = need("torch")
+    t = torch.from_numpy(x).to("cuda:1")
+    assert cupy.cuda.runtime.getDevice() == 0
+    for v in VERSIONS:
+        assert same_bits(cured.sum(d, version=v), expected[v]), v
+        assert same_bits(cured.sum(t, version=v), expected[v]), v
+        assert cupy.cuda.runtime.getDevice() == 0
+
+
+def test_unsupported_device_arrays_are_refused():
+    cupy, torch = need("cupy"), need("torch")
+    with pytest.raises(TypeError, match="complex"):
+        cured.sum(cupy.ones(4, dtype=cupy.complex64))
+    with pytest.raises(TypeError, match="bfloat16"):
+        cured.sum(torch.ones(4, dtype=torch.bfloat16, device="cuda"))
+    with pytest.raises(BufferError, match="require gradient"):
+        cured.sum(torch.ones(4, device="cuda", requires_grad=True))
+    with pytest.raises(ValueError, match="device='cpu'"):
+        cured.sum(cupy.ones(4), version=3, device="cpu")
+
+
+def test_timing_of_device_input(seed):
+    cupy = need("cupy")
+    x, expected = host_case(seed, "float32", 2**20 + 3)
+    value, timing = cured.sum(cupy.asarray(x), timing=True)
+    assert same_bits(value, expected[9])
+    assert timing.h2d_s == 0.0 and timing.reduce_s > 0 and timing.d2h_s > 0 and timing.total_s > timing.reduce_s
+
+
+def test_out_of_device_memory_is_memory_error_and_leaks_nothing(seed):
+    """V0's scratch array holds 8 bytes for every input byte of int8: more than the whole GPU."""
+    cupy = need("cupy")
+    total = cured.device_info()["memory_bytes"]
+    d = cupy.full(total // 8 + 4096, 3, dtype=cupy.int8)
+    before = cured._cured.memory_in_use()["used"]
+    with pytest.raises(MemoryError, match="out of GPU memory"):
+        cured.sum(d, version=0)
+    assert cured._cured.memory_in_use()["used"] == before
+    del d
+    y = random_array(seed, np.dtype("int32"), 4099)
+    assert cured.sum(cupy.asarray(y), version=0) == np.sum(y)  # and the device still works

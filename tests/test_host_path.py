@@ -1,0 +1,88 @@
+"""The host path: NumPy input goes to the GPU in chunks through pinned staging buffers, several host
+threads ("lanes") copying at once, each chunk reduced while the next is copied. Whatever the chunk
+size and lane count, the sum has the bits of the one-shot order (the CPU model); the device holds
+only the lanes' buffers, so an input larger than the free device memory is summed too."""
+import numpy as np
+import pytest
+
+import cured
+from reference import random_array, same_bits
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture
+def staging():
+    """Sets the host path's lanes and chunk bytes for one test, then restores the defaults."""
+    yield cured._cured._set_staging
+    cured._cured._set_staging(0, 0)
+
+
+def chunk_elements(version, dtype, n, chunk_bytes):
+    """The chunk the host path uses: chunk_bytes of elements, rounded down to whole units (a block's
+    elements or a tile), at least one unit."""
+    v = cured.versions()[version]
+    unit = v.shape(n, dtype)["tile"] if v.schedule == "tiles" else v.elements_per_block
+    return max(unit, chunk_bytes // np.dtype(dtype).itemsize // unit * unit)
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 5])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int8"])
+@pytest.mark.parametrize("version", [v.id for v in cured.versions()])
+def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lanes):
+    """Lengths around the chunk: one short of it, exactly it, one past it, several chunks and a
+    ragged last one; 64 KiB chunks, so that there are many."""
+    staging(lanes, 64 << 10)
+    base = chunk_elements(version, dtype, 10**6, 64 << 10)
+    for n in (base - 1, base, base + 1, 3 * base, 7 * base + 5, 10**6 + 7):
+        x = random_array(seed + n, np.dtype(dtype), n)
+        assert same_bits(cured.sum(x, version=version), cured.sum(x, version=version, device="cpu")), (n, lanes)
+
+
+def test_cub_through_the_staging_buffers(seed, staging):
+    """CUB cannot be cut into pieces: its chunks land in one device buffer, then it runs once."""
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed: no device copy to compare with")
+    staging(3, 64 << 10)
+    x = random_array(seed, np.dtype("float32"), 2**20 + 3)
+    assert same_bits(cured.sum(x, version="cub"), cured.sum(cupy.asarray(x), version="cub"))
+
+
+@pytest.mark.parametrize("version", [0, 8, 9])
+def test_device_memory_holds_only_the_lanes_buffers(seed, version):
+    """Summing 1 GiB takes no more device memory than the lanes' two chunk buffers each, V0's
+    scratch and the partial sums."""
+    settings = cured._cured.staging()
+    x = random_array(seed, np.dtype("float32"), 2**28)
+    cured._cured.memory_in_use(True)  # start the high-water mark here
+    assert same_bits(cured.sum(x, version=version), cured.sum(x, version=version, device="cpu"))
+    high = cured._cured.memory_in_use()["used_high"]
+    scratch = 2 * settings["chunk_bytes"] if version == 0 else 0  # V0: 8 bytes a float32, for each lane and one more
+    allowed = settings["lanes"] * (2 * settings["chunk_bytes"] + scratch) + scratch + 8 * x.size // 256 + (1 << 20)
+    assert high <= allowed < x.nbytes // 4, (high, allowed)
+
+
+def test_input_larger_than_free_device_memory(seed):
+    """With all but 512 MiB of the GPU taken, a 2 GiB input is still summed, bit for bit."""
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed: nothing here can fill the GPU")
+    x = random_array(seed, np.dtype("float32"), 2**29)
+    expected = {v: cured.sum(x, version=v, device="cpu") for v in (0, 8, 9)}
+    cured._cured.release_cached_memory()  # what earlier tests left in cured's pool would serve CUB
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    hog = cupy.cuda.runtime.malloc(free - (512 << 20))
+    try:
+        for v, model in expected.items():
+            assert same_bits(cured.sum(x, version=v), model), v
+        with pytest.raises(MemoryError, match="out of GPU memory"):  # CUB needs the whole input on the device
+            cured.sum(x, version="cub")
+        assert cured._cured.memory_in_use()["used"] == 0
+    finally:
+        cupy.cuda.runtime.free(hog)
+    assert same_bits(cured.sum(x, version=9), expected[9])
+
+
+def test_timing_of_host_input(seed):
+    x = random_array(seed, np.dtype("float32"), 2**24)
+    value, timing = cured.sum(x, timing=True)
+    assert same_bits(value, cured.sum(x, device="cpu"))
+    assert timing.h2d_s > 0 and timing.reduce_s >= 0 and timing.d2h_s > 0
+    assert timing.total_s >= timing.h2d_s + timing.d2h_s

@@ -1,0 +1,107 @@
+"""Device-array protocols, the parts that need no GPU: every malformed or unsupported
+__cuda_array_interface__ and DLPack object is refused with a clear error before anything reaches the
+device, and a DLPack array in host memory takes the host path. (tests/test_device_arrays.py sums
+real CuPy, PyTorch and Numba arrays on the GPU.)"""
+import numpy as np
+import pytest
+
+import cured
+from conftest import NO_GPU_REASON
+from reference import random_array, same_bits
+
+
+class CAI:
+    """An object with only a __cuda_array_interface__."""
+
+    def __init__(self, **fields):
+        self.__cuda_array_interface__ = fields
+
+
+def interface(**changes):
+    fields = {"shape": (10,), "typestr": "<f4", "data": (0x10000, False), "version": 3, "strides": None,
+              "stream": None}
+    fields.update(changes)
+    return {k: v for k, v in fields.items() if v is not ...}
+
+
+@pytest.mark.parametrize("fields, error, message", [
+    (interface(mask=np.ones(10, bool)), TypeError, "masked"),
+    (interface(version=4), ValueError, "version 4"),
+    (interface(version="3"), TypeError, r"\['version'\] must be an int"),
+    (interface(typestr=">f4"), TypeError, "native byte order"),
+    (interface(typestr="<c8"), TypeError, "complex"),
+    (interface(typestr="|O"), TypeError, "cannot sum"),
+    (interface(typestr=4), TypeError, r"\['typestr'\] must be a str"),
+    (interface(shape=[10]), TypeError, r"\['shape'\] must be a tuple"),
+    (interface(shape=(10, -2)), ValueError, "negative extent"),
+    (interface(shape=...), TypeError, "no 'shape'"),
+    (interface(data=...), TypeError, r"\['data'\] must be \(pointer"),
+    (interface(data=(0, False)), ValueError, "null pointer"),
+    (interface(strides=(4, 4)), ValueError, "as many strides"),
+    (interface(stream=0), ValueError, "disallows"),
+    (interface(stream="1"), TypeError, r"\['stream'\] must be an int"),
+], ids=lambda x: x if isinstance(x, str) else None)
+def test_bad_cuda_array_interface_is_refused(fields, error, message):
+    with pytest.raises(error, match=message):
+        cured.sum(CAI(**fields))
+
+
+def test_interface_must_be_a_dict():
+    class NotADict:
+        __cuda_array_interface__ = [("shape", (1,))]
+
+    with pytest.raises(TypeError, match="must be a dict"):
+        cured.sum(NotADict())
+
+
+def test_device_array_with_device_cpu_is_refused():
+    with pytest.raises(ValueError, match="device='cpu'.*host"):
+        cured.sum(CAI(**interface()), version=3, device="cpu")
+
+
+def test_pointer_no_device_can_read():
+    """Without a GPU the pointer query fails as CudaError; with one, a host address that CUDA does
+    not know is a ValueError. Never a crash."""
+    host = np.arange(10, dtype=np.float32)
+    fake = CAI(**interface(data=(host.ctypes.data, False)))
+    if NO_GPU_REASON is not None:
+        with pytest.raises(cured.CudaError, match="no usable CUDA GPU"):
+            cured.sum(fake)
+    else:
+        with pytest.raises(ValueError, match="not memory a CUDA device can read"):
+            cured.sum(fake)
+
+
+class DLPackOnly:
+    """An object that offers only DLPack: __dlpack__ and __dlpack_device__."""
+
+    def __init__(self, array, device=None):
+        self.array, self.device = array, device
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.device if self.device is not None else self.array.__dlpack_device__()
+
+
+@pytest.mark.parametrize("version", [3, 9])
+def test_dlpack_in_host_memory_takes_the_host_path(seed, version):
+    x = random_array(seed, np.dtype("float32"), 40001)
+    got = cured.sum(DLPackOnly(x), version=version, device="cpu")
+    assert same_bits(got, cured.sum(x, version=version, device="cpu"))
+
+
+@pytest.mark.parametrize("device, name", [((10, 0), "device type 10"), ((8, 0), "device type 8")])
+def test_dlpack_on_another_kind_of_device_is_refused(device, name):
+    with pytest.raises(TypeError, match=name):
+        cured.sum(DLPackOnly(np.zeros(3), device=device))
+
+
+def test_dlpack_device_failure_propagates():
+    class Broken(DLPackOnly):
+        def __dlpack_device__(self):
+            raise BufferError("producer says no")
+
+    with pytest.raises(BufferError, match="producer says no"):
+        cured.sum(Broken(np.zeros(3)))
