@@ -13,7 +13,7 @@ import numpy as np
 
 import cured
 
-LENGTHS = [2**20 + 3, 1000]
+LENGTHS = [2**20 + 3, 50000, 1000]  # V9: many tiles, 2 to 13 tiles, one tile
 DTYPES = ["float32", "int8", "float64", "float16"]
 
 try:

@@ -94,7 +94,7 @@ def huge_int8(seed):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [1000, 2**20 + 3, 2**25 + 17])
+@pytest.mark.parametrize("n", [1000, 50000, 2**16, 2**20 + 3, 2**25 + 17])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint64", "bool"])
 def test_v9_bits_do_not_depend_on_grid_or_alignment(seed, dtype, n):
     """V9's order is fixed by the length: any grid, and input not on a 16-byte boundary (scalar
