@@ -156,6 +156,14 @@ done:
     return status;
 }
 
+/* The sum of nothing, 0 in every accumulator, into *d_out. */
+static cured_cuda_status write_zero(const cured_plan *plan, void *d_out, cudaStream_t stream) {
+    cured_cuda_status status = cured_ok;
+    CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(d_out, 0, (size_t)cured_dtype_size(cured_acc_dtype(plan->acc)), stream));
+done:
+    return status;
+}
+
 cured_cuda_status cured_plan_run_part(const cured_plan *plan, const void *d_part, int64_t first, int64_t count,
                                       void *d_out, void *workspace, void *scratch, cudaStream_t stream) {
     cured_cuda_status status = cured_ok;
@@ -181,11 +189,7 @@ done:
 cured_cuda_status cured_plan_finish(const cured_plan *plan, void *d_out, void *workspace, cudaStream_t stream) {
     cured_cuda_status status = cured_ok;
     const cured_version *v = plan->version;
-    if (plan->n == 0) { /* the sum of nothing is 0 in every accumulator */
-        CURED_TRY("cudaMemsetAsync",
-                  cudaMemsetAsync(d_out, 0, (size_t)cured_dtype_size(cured_acc_dtype(plan->acc)), stream));
-        goto done;
-    }
+    if (plan->n == 0) return write_zero(plan, d_out, stream);
     if (v->schedule == CURED_TILES) goto done; /* the last block of the first stage combined the tiles */
     const passes_layout layout = layout_of(v, plan->acc, plan->n, plan->part);
     const int64_t per_block = cured_elements_per_block(v);
@@ -210,12 +214,9 @@ cured_cuda_status cured_plan_run(const cured_plan *plan, const void *d_in, void 
     cured_cuda_status status = cured_ok;
     if (plan->version == NULL) {
         size_t temp_bytes = plan->workspace_bytes;
-        if (plan->n == 0)
-            CURED_TRY("cudaMemsetAsync",
-                      cudaMemsetAsync(d_out, 0, (size_t)cured_dtype_size(cured_acc_dtype(plan->acc)), stream));
-        else
-            CURED_TRY("cub::DeviceReduce", cured_cub_reducers.fn[plan->in_dtype](workspace, &temp_bytes, d_in, plan->n,
-                                                                                d_out, stream));
+        if (plan->n == 0) return write_zero(plan, d_out, stream);
+        CURED_TRY("cub::DeviceReduce", cured_cub_reducers.fn[plan->in_dtype](workspace, &temp_bytes, d_in, plan->n,
+                                                                            d_out, stream));
         goto done;
     }
     CURED_TRY_STEP(cured_plan_run_part(plan, d_in, 0, plan->n, d_out, workspace, NULL, stream));

@@ -81,7 +81,6 @@ typedef struct staged_sum staged_sum;
 
 typedef struct {
     staged_sum *sum;
-    int index;
     cudaStream_t stream;
     void *host[2];            /* pinned staging buffers */
     char *device[2];          /* device buffers for its chunks (unused in whole mode) */
@@ -188,7 +187,6 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     for (int w = 0; w < lanes; ++w) {
         lane *l = &lane_of[w];
         l->sum = &sum;
-        l->index = w;
         CURED_TRY("cudaStreamCreate", cured_stream_take(&l->stream));
         for (int b = 0; b < 2; ++b)
             CURED_TRY("cudaEventCreate", cudaEventCreateWithFlags(&l->copied[b], cudaEventDisableTiming));
@@ -280,8 +278,7 @@ done:
         for (int b = 0; b < 2; ++b)
             if (l->copied[b] != NULL) cured_keep_first(&status, cudaEventDestroy(l->copied[b]), "cudaEventDestroy");
         if (l->last_copy != NULL) cured_keep_first(&status, cudaEventDestroy(l->last_copy), "cudaEventDestroy");
-        if (status.code == cudaSuccess) cured_stream_give(l->stream);
-        else if (l->stream != NULL) (void)cudaStreamDestroy(l->stream); /* not reused after a failure */
+        cured_stream_give(l->stream); /* idle: every lane's stream was synchronised above */
     }
     pthread_mutex_destroy(&sum.status_lock);
     return status;
