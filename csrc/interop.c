@@ -57,6 +57,10 @@ enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3, DL_CUDA_MANAGED = 13 };
 enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_BOOL = 6 };
 #define DLPACK_MAJOR 1
 
+/* The most dimensions a protocol's array may have: NumPy's limit (NPY_MAXDIMS). Size-1 and mergeable
+ * dimensions are then dropped, down to CURED_MAX_DIMS at most. */
+#define MAX_PROTOCOL_DIMS 64
+
 /* ---- layouts --------------------------------------------------------------------------------- */
 
 /* Sets array->n and array->layout from a shape and byte strides (NULL: C-contiguous), dropping
@@ -79,12 +83,13 @@ static int set_layout(device_array *array, int ndim, const int64_t *shape, const
     array->n = n;
     layout->ndim = 0;
     if (n == 0) return 0;
-    int64_t kept_shape[64], kept_strides[64];
+    int64_t kept_shape[MAX_PROTOCOL_DIMS], kept_strides[MAX_PROTOCOL_DIMS];
     int kept = 0;
     /* C-contiguous strides, innermost first, for arrays that give none. */
-    int64_t c_strides[64];
-    if (ndim > 64) {
-        PyErr_Format(PyExc_ValueError, "cured.sum: the device array has %d dimensions; at most 64 are supported", ndim);
+    int64_t c_strides[MAX_PROTOCOL_DIMS];
+    if (ndim > MAX_PROTOCOL_DIMS) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: the device array has %d dimensions; at most %d are supported", ndim,
+                     MAX_PROTOCOL_DIMS);
         return -1;
     }
     for (int d = ndim - 1; d >= 0; --d) {
@@ -129,8 +134,8 @@ int device_array_copy_unit(const device_array *array, int item_size) {
 
 /* ---- the CUDA Array Interface ---------------------------------------------------------------- */
 
-/* The int value of dict[key], or -1 with an exception set. */
-static int64_t dict_int(PyObject *dict, const char *key, PyObject *value) {
+/* The int `value` of the interface's `key`, or -1 with an exception set. */
+static int64_t dict_int(const char *key, PyObject *value) {
     if (value == NULL || !PyLong_Check(value)) {
         PyErr_Format(PyExc_TypeError, "cured.sum: __cuda_array_interface__['%s'] must be an int", key);
         return -1;
@@ -158,14 +163,14 @@ static int int_tuple(PyObject *tuple, const char *what, int64_t *out, int max) {
 
 static int read_cuda_array_interface(PyObject *iface, device_array *array) {
     PyObject *version, *typestr, *shape, *data, *strides, *mask, *stream;
-    int64_t shape_v[64], strides_v[64];
+    int64_t shape_v[MAX_PROTOCOL_DIMS], strides_v[MAX_PROTOCOL_DIMS];
     if (!PyDict_Check(iface)) {
         PyErr_Format(PyExc_TypeError, "cured.sum: __cuda_array_interface__ must be a dict, not %.100s",
                      Py_TYPE(iface)->tp_name);
         return -1;
     }
     version = PyDict_GetItemString(iface, "version");
-    const int64_t v = dict_int(iface, "version", version);
+    const int64_t v = dict_int("version", version);
     if (v < 0 && PyErr_Occurred()) return -1;
     if (v > 3) {
         PyErr_Format(PyExc_ValueError, "cured.sum: __cuda_array_interface__ version %lld is not supported (2 and 3 are)",
@@ -192,12 +197,12 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
         PyErr_SetString(PyExc_TypeError, "cured.sum: __cuda_array_interface__ has no 'shape'");
         return -1;
     }
-    const int ndim = int_tuple(shape, "__cuda_array_interface__['shape']", shape_v, 64);
+    const int ndim = int_tuple(shape, "__cuda_array_interface__['shape']", shape_v, MAX_PROTOCOL_DIMS);
     if (ndim < 0) return -1;
     strides = PyDict_GetItemString(iface, "strides");
     const int has_strides = strides != NULL && strides != Py_None;
     if (has_strides) {
-        const int nstrides = int_tuple(strides, "__cuda_array_interface__['strides']", strides_v, 64);
+        const int nstrides = int_tuple(strides, "__cuda_array_interface__['strides']", strides_v, MAX_PROTOCOL_DIMS);
         if (nstrides < 0) return -1;
         if (nstrides != ndim) {
             PyErr_SetString(PyExc_ValueError, "cured.sum: __cuda_array_interface__ has as many strides as dimensions");
@@ -385,12 +390,12 @@ int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream)
     if (type < 0) goto fail;
     array->descr = PyArray_DescrFromType(type);
     const int64_t item = (int64_t)PyDataType_ELSIZE(array->descr);
-    if (tensor->ndim < 0 || tensor->ndim > 64) {
-        PyErr_Format(PyExc_ValueError, "cured.sum: the DLPack array has %d dimensions; at most 64 are supported",
-                     tensor->ndim);
+    if (tensor->ndim < 0 || tensor->ndim > MAX_PROTOCOL_DIMS) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: the DLPack array has %d dimensions; at most %d are supported",
+                     tensor->ndim, MAX_PROTOCOL_DIMS);
         goto fail;
     }
-    int64_t strides[64];
+    int64_t strides[MAX_PROTOCOL_DIMS];
     for (int d = 0; d < tensor->ndim && tensor->strides != NULL; ++d) strides[d] = tensor->strides[d] * item;
     array->data = (const char *)tensor->data + tensor->byte_offset;
     if (set_layout(array, tensor->ndim, tensor->shape, tensor->strides != NULL ? strides : NULL, item) < 0) goto fail;
