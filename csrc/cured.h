@@ -181,14 +181,18 @@ static inline size_t cured_tiles_workspace(int64_t tiles, int acc_size) {
     return CURED_TILES_PARTIALS_OFFSET + (size_t)tiles * (size_t)acc_size;
 }
 
-/* TILES: the grid the kernel will use for `tiles` tiles when it wants `capacity` blocks on the GPU
- * at once (or as many as a test override says): never more blocks than tiles. */
-int64_t cured_tiles_grid(int64_t tiles, int64_t capacity);
+/* TILES: the grid the kernel will use for `tiles` tiles when it wants `wanted` blocks (or as many
+ * as a test override says): never more blocks than tiles. */
+int64_t cured_tiles_grid(int64_t tiles, int64_t wanted);
 
-/* For tests: launch TILES kernels with this many blocks (0: sized from the GPU), and place each
- * piece of host input that cured_staged_sum copies `misalign` bytes past a 16-byte boundary (0 to
- * 15; used when a multiple of the item size). The result depends on neither. */
+/* For tests: launch TILES kernels with this many blocks (0: sized from the GPU; a forced grid also
+ * keeps V9 from its one-block kernel for few tiles), and place each piece of host input that
+ * cured_staged_sum copies `misalign` bytes past a 16-byte boundary (0 to 15; used when a multiple
+ * of the item size). The result depends on neither. */
 void cured_set_test_launch(int64_t blocks, int misalign);
+
+/* The grid cured_set_test_launch forces on TILES kernels; 0 when none. */
+int64_t cured_test_grid(void);
 
 /* ---- CUB, the reference ------------------------------------------------------------------
  * cub::DeviceReduce (kernels/cub_reference.cu), one function a dtype, summing with NumPy's default

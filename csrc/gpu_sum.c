@@ -74,9 +74,11 @@ void cured_set_test_launch(int64_t blocks, int misalign) {
 
 int cured_test_misalign(void) { return input_misalign; }
 
-int64_t cured_tiles_grid(int64_t tiles, int64_t capacity) {
+int64_t cured_test_grid(void) { return grid_override; }
+
+int64_t cured_tiles_grid(int64_t tiles, int64_t wanted) {
     const int64_t forced = grid_override;
-    const int64_t blocks = forced > 0 ? forced : capacity > 0 ? capacity : 1;
+    const int64_t blocks = forced > 0 ? forced : wanted > 0 ? wanted : 1;
     return blocks < tiles ? blocks : tiles;
 }
 

@@ -94,11 +94,12 @@ def huge_int8(seed):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [1000, 50000, 2**16, 2**20 + 3, 2**25 + 17])
+@pytest.mark.parametrize("n", [1000, 12000, 20000, 50000, 2**16, 2**20 + 3, 2**25 + 17])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint64", "bool"])
 def test_v9_bits_do_not_depend_on_grid_or_alignment(seed, dtype, n):
     """V9's order is fixed by the length: any grid, and input not on a 16-byte boundary (scalar
-    loads instead of vectors), give the same bits, those of its CPU model."""
+    loads instead of vectors), give the same bits, those of its CPU model. Up to 4 tiles, the
+    default launch is the one-block kernel and a forced grid the ticket kernel: both are compared."""
     x = random_array(seed, np.dtype(dtype), n)
     expected = cured.sum(x, version=9, device="cpu")
     shapes = [(0, 0), (1, 0), (2, 0), (7, 0), (132, 0), (1000, 0), (100000, 0)]

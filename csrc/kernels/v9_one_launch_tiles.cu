@@ -4,13 +4,16 @@
 // the summation order no longer depends on how the work is launched.
 //  - Loads are 16 bytes wide (4 float32, 2 float64, 16 int8 ...), and each thread issues 8 of them,
 //    independent, before it adds any: 8 x 16 bytes in flight a thread instead of one scalar.
-//  - The grid is sized from the GPU (SM count x blocks that fit an SM, at most 4), not from the
+//  - The grid is sized from the GPU (two waves of SM count x blocks that fit an SM), not from the
 //    length: each block strides over many tiles, so there is no tail of tiny blocks and no second
-//    pass. Four blocks an SM read faster than more on the H200 (docs/v9.md).
+//    pass. Two waves read faster than one or three on the H200 (docs/v9.md).
 //  - One launch at every length. Each tile's partial sum goes to global memory; each block, when
 //    done, adds the tiles it summed to a ticket counter (an atomic add with release and acquire
-//    order); the block that completes the count reads all partials and combines them. A single tile
-//    is written straight to the result.
+//    order); the block that completes the count reads all partials and combines them.
+//  - Up to 4 tiles (32 KiB a tile: 2^15 float32, 2^14 float64) of aligned input, where the launch
+//    and the trips through L2 are most of the time, one block of 256 threads a tile sums them all
+//    and combines the partials in shared memory: no ticket, no second trip. A single tile is
+//    written straight to the result.
 //  - The order of the additions is fixed by the dtype and the length alone: tiles are cut by
 //    cured_tiles_of (cured.h), each tile's partial is the same whichever block computes it, and the
 //    partials are combined in one fixed tree. The same input gives the same bits on every GPU,
@@ -30,7 +33,8 @@
 // and their partials are the same as in one launch over the whole input, and since the counter
 // counts tiles, not blocks, the block that completes the last tile of the last piece combines.
 //
-// Napkin math: 2^28 float32 = 1 GiB read once; at the H200's theoretical 4.81 TB/s, 223 us.
+// Napkin math: 2^28 float32 = 1 GiB read once; at the H200's theoretical 4.81 TB/s, 223 us. At
+// 2^10 to 2^16 the floor is the launch: an empty kernel takes 3.4 us on the H200 (docs/v9.md).
 #include <cuda/atomic>
 
 #include <atomic>
@@ -40,27 +44,56 @@
 
 namespace {
 
-constexpr int kThreads = v9_one_launch_tiles_threads;
+constexpr int kThreads = v9_one_launch_tiles_threads;    // threads that sum one tile: a block, or a group
 constexpr int kVectors = v9_one_launch_tiles_per_thread;  // 16-byte vectors a thread a step
 constexpr int kWarps = kThreads / 32;
 static_assert(kThreads % 32 == 0 && (kWarps & (kWarps - 1)) == 0 && kWarps <= 32, "whole warps, a power of two");
+constexpr int kGroups = 4;  // tiles the few-tiles kernel sums at once, a group of kThreads each
+static_assert(kGroups * kThreads <= 1024, "a block holds at most 1024 threads");
+constexpr int kPartialsPerThread = CURED_MAX_TILES / kThreads;  // partials a thread adds in the combine
+static_assert(CURED_MAX_TILES % kThreads == 0, "every thread of the combine has the same number of slots");
 
-// The sum of v over the block, in the WARPS order, valid in thread 0. `warp_sums` is the block's
-// shared scratch; the barriers make it safe to call again right after.
+// Waits for the kThreads threads of group `group` (named barrier group + 1; 0 is __syncthreads).
+// In a block of one group, that is the whole block.
+__device__ __forceinline__ void group_sync(unsigned group) {
+    asm volatile("bar.sync %0, %1;" ::"r"(group + 1), "r"(kThreads) : "memory");
+}
+
+// The sum of v over a group of kThreads threads (`thread` is the index in the group), in the WARPS
+// order, valid in thread 0. `warp_sums` is the group's shared scratch; the barriers make it safe to
+// call again right after.
 template <class Acc>
-__device__ __forceinline__ Acc block_sum(Acc v, Acc *warp_sums) {
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+__device__ __forceinline__ Acc group_sum(Acc v, Acc *warp_sums, unsigned group, unsigned thread) {
+    const unsigned lane = thread % 32, warp = thread / 32;
 #pragma unroll
     for (unsigned offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
     if (lane == 0) warp_sums[warp] = v;
-    __syncthreads();
+    group_sync(group);
     if (warp == 0) {
         v = lane < kWarps ? warp_sums[lane] : Acc(0);
 #pragma unroll
         for (unsigned offset = kWarps / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
     }
-    __syncthreads();  // warp_sums may be rewritten by the next call
+    group_sync(group);  // warp_sums may be rewritten by the next call
     return v;
+}
+
+// The combine, first level: thread `thread` adds partials thread, thread + kThreads, ... from 0, in
+// that order; partial(i) reads partial i. All reads are issued before the first addition, so the
+// combine waits for one trip to memory, not one for each partial.
+template <class Acc, class Partial>
+__device__ __forceinline__ Acc thread_partials_sum(int64_t tiles, unsigned thread, Partial partial) {
+    Acc p[kPartialsPerThread];
+#pragma unroll
+    for (int k = 0; k < kPartialsPerThread; ++k) {
+        const int64_t i = thread + int64_t(k) * kThreads;
+        if (i < tiles) p[k] = partial(i);
+    }
+    Acc sum = Acc(0);
+#pragma unroll
+    for (int k = 0; k < kPartialsPerThread; ++k)
+        if (thread + int64_t(k) * kThreads < tiles) sum += p[k];
+    return sum;
 }
 
 // Loads the 16-byte vector at p into v, with one vector load where p is aligned.
@@ -79,7 +112,8 @@ __device__ __forceinline__ void load_vector(const In *p, In (&v)[V]) {
 // step are issued before the first addition; in the tile that holds the end of the input, a vector
 // that is not wholly inside is loaded element by element, zeros past the end.
 template <class In, class Acc, bool Aligned>
-__device__ __forceinline__ Acc thread_tile_sum(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t) {
+__device__ __forceinline__ Acc thread_tile_sum(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
+                                               unsigned thread) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     Acc sum = Acc(0);
     const bool whole = tile_begin + t.tile <= n;
@@ -88,7 +122,7 @@ __device__ __forceinline__ Acc thread_tile_sum(const In *in, int64_t n, int64_t 
         In v[kVectors][V];
 #pragma unroll
         for (int u = 0; u < kVectors; ++u) {
-            const int64_t first = step_begin + (int64_t(u) * kThreads + threadIdx.x) * V;
+            const int64_t first = step_begin + (int64_t(u) * kThreads + thread) * V;
             if (whole || first + V <= n) {
                 load_vector<In, Aligned>(in + first, v[u]);
             } else {
@@ -113,15 +147,11 @@ __global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, in
     unsigned *const ticket = static_cast<unsigned *>(workspace);
     Acc *const partials = reinterpret_cast<Acc *>(static_cast<char *>(workspace) + CURED_TILES_PARTIALS_OFFSET);
 
-    if (t.tiles == 1) {  // one tile, one block: no partials, no ticket
-        const Acc sum = block_sum(thread_tile_sum<In, Acc, Aligned>(in, n, 0, t), warp_sums);
-        if (threadIdx.x == 0) out[0] = sum;
-        return;
-    }
     const int64_t tiles_here = (n + t.tile - 1) / t.tile;
     unsigned tiles_done = 0;
     for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
-        const Acc sum = block_sum(thread_tile_sum<In, Acc, Aligned>(in, n, tile * t.tile, t), warp_sums);
+        const Acc sum = group_sum(thread_tile_sum<In, Acc, Aligned>(in, n, tile * t.tile, t, threadIdx.x), warp_sums, 0,
+                                  threadIdx.x);
         if (threadIdx.x == 0) partials[first_tile + tile] = sum;
     }
 
@@ -137,29 +167,58 @@ __global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, in
     __syncthreads();
     if (!last_block) return;
 
-    // Thread t adds partials t, t + 256, ... in order (read through L2: other blocks wrote them).
-    Acc sum = Acc(0);
-    for (int64_t i = threadIdx.x; i < t.tiles; i += kThreads) sum += __ldcg(partials + i);
-    sum = block_sum(sum, warp_sums);
+    // Read through L2 (__ldcg): other blocks wrote the partials.
+    Acc sum = thread_partials_sum<Acc>(t.tiles, threadIdx.x, [&](int64_t i) { return __ldcg(partials + i); });
+    sum = group_sum(sum, warp_sums, 0, threadIdx.x);
     if (threadIdx.x == 0) out[0] = sum;
 }
 
-// Blocks an SM for V9: as many as fit, at most this many. On the H200, 2^28 and 2^30 float32 and
-// float64 read fastest with 4 an SM, ahead of 2, 6 and 8 (docs/v9.md).
-constexpr int kMaxBlocksPerSM = 4;
+// The whole input, at most kGroups tiles: one block, a group of kThreads threads a tile. Each group
+// sums its tile as a block of reduce_v9 would, and group 0 combines the partials from shared
+// memory in the same order: the same bits, without the workspace's trips through L2. Aligned
+// input only: element-by-element loads of 1- and 2-byte types need more than the 64 registers a
+// thread that a block of 1024 threads leaves, and would spill.
+template <class In, class Acc>
+__global__ void __launch_bounds__(kThreads * kGroups) reduce_v9_few_tiles(const In *in, Acc *out, int64_t n,
+                                                                          cured_tiles t) {
+    __shared__ Acc warp_sums[kGroups][kWarps];
+    __shared__ Acc partials[kGroups];
+    const unsigned group = threadIdx.x / kThreads, thread = threadIdx.x % kThreads;
+    const Acc partial = group_sum(thread_tile_sum<In, Acc, true>(in, n, group * t.tile, t, thread),
+                                  warp_sums[group], group, thread);
+    if (t.tiles == 1) {  // one tile: its partial is the sum
+        if (thread == 0) out[0] = partial;
+        return;
+    }
+    if (thread == 0) partials[group] = partial;
+    __syncthreads();
+    if (group != 0) return;
+    Acc sum = thread_partials_sum<Acc>(t.tiles, thread, [&](int64_t i) { return partials[i]; });
+    sum = group_sum(sum, warp_sums[0], 0, thread);
+    if (thread == 0) out[0] = sum;
+}
 
-// How many blocks of `kernel` the grid gets on the current GPU, cached per device.
-template <class Kernel>
-cudaError_t capacity_of(Kernel kernel, int64_t *capacity) {
+// Waves of blocks in V9's grid. With one wave (as many blocks as fit the GPU at once), each block's
+// share of the tiles is fixed at the launch, and the blocks on SMs that read slower finish last.
+// With two, the second wave's blocks start as the first wave's finish, on whichever SMs are free.
+// On an H200, 2^28 and 2^30 float32 and float64 read 1.1% to 2.4% faster with two waves than with
+// one, and 3 waves were no better (docs/v9.md).
+constexpr int kWaves = 2;
+
+// V9's grid on the current GPU: kWaves waves of as many blocks of the kernel as fit an SM at once.
+// Cached per device and kernel.
+template <class In, class Acc, bool Aligned>
+cudaError_t grid_blocks(int64_t *blocks) {
     static std::atomic<int64_t> cached[64];
     int device, sms, per_sm;
     cudaError_t err = cudaGetDevice(&device);
     if (err != cudaSuccess) return err;
-    if (device < 64 && (*capacity = cached[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
+    if (device < 64 && (*blocks = cached[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
     if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return err;
-    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0)) != cudaSuccess) return err;
-    *capacity = int64_t(sms) * (per_sm < 1 ? 1 : per_sm > kMaxBlocksPerSM ? kMaxBlocksPerSM : per_sm);
-    if (device < 64) cached[device].store(*capacity, std::memory_order_relaxed);
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_v9<In, Acc, Aligned>, kThreads, 0);
+    if (err != cudaSuccess) return err;
+    *blocks = int64_t(kWaves) * sms * (per_sm < 1 ? 1 : per_sm);
+    if (device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
     return cudaSuccess;
 }
 
@@ -169,11 +228,16 @@ template <class In, class Acc> struct v9_launcher {
         const bool whole_tiles = span.first % t.tile == 0 && (span.count % t.tile == 0 || span.first + span.count == span.n);
         if (span.count < 1 || !whole_tiles || span.first + span.count > span.n) return cudaErrorInvalidValue;
         const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0;
+        if (aligned && span.count == span.n && t.tiles <= kGroups && cured_test_grid() == 0) {
+            reduce_v9_few_tiles<In, Acc><<<1, unsigned(t.tiles * kThreads), 0, stream>>>(
+                static_cast<const In *>(in), static_cast<Acc *>(out), span.n, t);
+            return cudaGetLastError();
+        }
         auto *kernel = aligned ? reduce_v9<In, Acc, true> : reduce_v9<In, Acc, false>;
-        int64_t capacity;
-        cudaError_t err = capacity_of(kernel, &capacity);
+        int64_t blocks;
+        const cudaError_t err = aligned ? grid_blocks<In, Acc, true>(&blocks) : grid_blocks<In, Acc, false>(&blocks);
         if (err != cudaSuccess) return err;
-        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, capacity);
+        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, blocks);
         kernel<<<unsigned(grid), kThreads, 0, stream>>>(static_cast<const In *>(in), static_cast<Acc *>(out),
                                                          span.count, span.first / t.tile, t, workspace);
         return cudaGetLastError();
