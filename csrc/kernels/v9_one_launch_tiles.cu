@@ -6,7 +6,7 @@
 //    independent, before it adds any: 8 x 16 bytes in flight a thread instead of one scalar.
 //  - The grid is sized from the GPU (two waves of SM count x blocks that fit an SM), not from the
 //    length: each block strides over many tiles, so there is no tail of tiny blocks and no second
-//    pass. Two waves read faster than one or three on the H200 (docs/v9.md).
+//    pass. Two waves read faster than one on the H200 (docs/v9.md).
 //  - One launch at every length. Each tile's partial sum goes to global memory; each block, when
 //    done, adds the tiles it summed to a ticket counter (an atomic add with release and acquire
 //    order); the block that completes the count reads all partials and combines them.
@@ -19,7 +19,7 @@
 //    partials are combined in one fixed tree. The same input gives the same bits on every GPU,
 //    under every grid, and the CPU order model reproduces it.
 //  - The block's tree is warp shuffles only: each warp reduces its 32 values in registers, and the
-//    first warp reduces the 8 warps' sums. Two __syncthreads a tile.
+//    first warp reduces the 8 warps' sums. Two barriers a tile.
 //
 // A tile is `steps` steps; in step s, thread t loads vectors u = 0..7 at vector index
 // (u * 256 + t) of the step, so each of a warp's 8 loads covers 512 contiguous bytes. The thread adds
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(kThreads * kGroups) reduce_v9_few_tiles(const 
 // share of the tiles is fixed at the launch, and the blocks on SMs that read slower finish last.
 // With two, the second wave's blocks start as the first wave's finish, on whichever SMs are free.
 // On an H200, 2^28 and 2^30 float32 and float64 read 1.1% to 2.4% faster with two waves than with
-// one, and 3 waves were no better (docs/v9.md).
+// one; three were slower in 4 cases of 6 (docs/v9.md).
 constexpr int kWaves = 2;
 
 // V9's grid on the current GPU: kWaves waves of as many blocks of the kernel as fit an SM at once.
