@@ -91,35 +91,25 @@ __global__ void __launch_bounds__(T) k_ticket(const A *in, A *out, int k, void *
     if (threadIdx.x == 0) out[0] = v;
 }
 
-// Slots of 64 bits: epoch (32) | value bits (32); block 0 spins until all k slots carry the epoch.
-__global__ void __launch_bounds__(T) k_spin64(const A *in, A *out, int k, void *wsp) {
+// Block 0 combines: the other blocks publish their partial with the sum's epoch (workspace word 0),
+// block 0's thread t waits until partial t carries it. The channel says how a partial travels.
+template <class Channel>
+__global__ void __launch_bounds__(T) k_poll(const A *in, A *out, int k, void *wsp) {
     __shared__ A ws[W];
+    __shared__ A first;
     unsigned *epoch_p = (unsigned *)wsp;
-    unsigned long long *slots = (unsigned long long *)((char *)wsp + 256);
+    char *slots = (char *)wsp + 256;
     const unsigned epoch = *(volatile unsigned *)epoch_p;
     A s = group_sum(tile_sum(in, blockIdx.x, threadIdx.x), ws, 0);
     if (blockIdx.x != 0) {
-        if (threadIdx.x == 0) {
-            unsigned bits;
-            memcpy(&bits, &s, 4);
-            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> r(slots[blockIdx.x]);
-            r.store((unsigned long long)epoch << 32 | bits, cuda::memory_order_relaxed);
-        }
+        if (threadIdx.x == 0) Channel::publish(slots, blockIdx.x, epoch, s);
         return;
     }
-    __shared__ A first;
     if (threadIdx.x == 0) first = s;
     __syncthreads();
     A v = 0;
     if (threadIdx.x == 0) v = first;
-    else if (threadIdx.x < k) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> r(slots[threadIdx.x]);
-        unsigned long long x;
-        while (((x = r.load(cuda::memory_order_relaxed)) >> 32) != epoch) {
-        }
-        unsigned bits = unsigned(x);
-        memcpy(&v, &bits, 4);
-    }
+    else if (threadIdx.x < k) v = Channel::wait(slots, threadIdx.x, epoch);
     v = group_sum(v, ws, 0);
     if (threadIdx.x == 0) {
         out[0] = v;
@@ -127,39 +117,41 @@ __global__ void __launch_bounds__(T) k_spin64(const A *in, A *out, int k, void *
     }
 }
 
-// Value stored plainly, then a flag with st.release; block 0 reads the flag with acquire.
-__global__ void __launch_bounds__(T) k_spinrel(const A *in, A *out, int k, void *wsp) {
-    __shared__ A ws[W];
-    unsigned *epoch_p = (unsigned *)wsp;
-    unsigned *flags = (unsigned *)((char *)wsp + 256);
-    A *vals = (A *)((char *)wsp + 256 + 64 * 4);
-    const unsigned epoch = *(volatile unsigned *)epoch_p;
-    A s = group_sum(tile_sum(in, blockIdx.x, threadIdx.x), ws, 0);
-    if (blockIdx.x != 0) {
-        if (threadIdx.x == 0) {
-            vals[blockIdx.x] = s;
-            cuda::atomic_ref<unsigned, cuda::thread_scope_device> r(flags[blockIdx.x]);
-            r.store(epoch, cuda::memory_order_release);
-        }
-        return;
+// Slots of 64 bits: epoch (32) | value bits (32), stored and polled relaxed.
+struct Packed64 {
+    static __device__ void publish(char *slots, unsigned i, unsigned epoch, A value) {
+        unsigned bits;
+        memcpy(&bits, &value, 4);
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> r(((unsigned long long *)slots)[i]);
+        r.store((unsigned long long)epoch << 32 | bits, cuda::memory_order_relaxed);
     }
-    __shared__ A first;
-    if (threadIdx.x == 0) first = s;
-    __syncthreads();
-    A v = 0;
-    if (threadIdx.x == 0) v = first;
-    else if (threadIdx.x < k) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> r(flags[threadIdx.x]);
+    static __device__ A wait(char *slots, unsigned i, unsigned epoch) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> r(((unsigned long long *)slots)[i]);
+        unsigned long long x;
+        while (((x = r.load(cuda::memory_order_relaxed)) >> 32) != epoch) {
+        }
+        const unsigned bits = unsigned(x);
+        A v;
+        memcpy(&v, &bits, 4);
+        return v;
+    }
+};
+
+// Value stored plainly, then a flag with st.release; block 0 reads the flag with acquire.
+struct ReleaseFlag {
+    static __device__ A *values(char *slots) { return (A *)(slots + 64 * 4); }
+    static __device__ void publish(char *slots, unsigned i, unsigned epoch, A value) {
+        values(slots)[i] = value;
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> r(((unsigned *)slots)[i]);
+        r.store(epoch, cuda::memory_order_release);
+    }
+    static __device__ A wait(char *slots, unsigned i, unsigned epoch) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> r(((unsigned *)slots)[i]);
         while (r.load(cuda::memory_order_acquire) != epoch) {
         }
-        v = __ldcg(vals + threadIdx.x);
+        return __ldcg(values(slots) + i);
     }
-    v = group_sum(v, ws, 0);
-    if (threadIdx.x == 0) {
-        out[0] = v;
-        *epoch_p = epoch + 1;
-    }
-}
+};
 
 // Exchange tree: level o = k/2..1, node j = p % o; the second to arrive combines (left + right).
 __global__ void __launch_bounds__(T) k_exch(const A *in, A *out, int k, void *wsp) {
@@ -245,7 +237,7 @@ int main() {
         int kmax;
         bool big;
     } vars[] = {{"empty", k_empty, 16, false},     {"nocombine", k_nocombine, 16, false}, {"ticket", k_ticket, 16, false},
-                {"spin64", k_spin64, 16, false},   {"spinrel", k_spinrel, 16, false},     {"exch", k_exch, 16, false},
+                {"spin64", k_poll<Packed64>, 16, false},   {"spinrel", k_poll<ReleaseFlag>, 16, false},     {"exch", k_exch, 16, false},
                 {"big", k_big, 4, true}, {"cub", k_cubdummy, 16, false}};
     const int reps = 200, warm = 20;
     std::vector<cudaEvent_t> ev(2 * reps);
