@@ -312,12 +312,28 @@ cudaError_t cured_gather(const void *src, void *dst, int item_size, int unit, co
                          cudaStream_t stream);
 
 /* The whole sum of device memory `d_in` (plan->n elements, on the current device) into *result on
- * the host, on `stream` (of the current device), after the work already queued on `producer` (NULL:
- * no wait). With `strided`, d_in is laid out as it says and is first copied into C order on the
- * device (cured_gather, in units of `unit` bytes); with NULL it is C-contiguous and read in place.
- * Fills *timing (h2d 0; a strided copy counts as reduction) when not NULL. */
+ * the host (8 bytes), on `stream` of the current device, which the caller has ordered after the
+ * producer's work; waits for it (device_sum.c). With `strided`, d_in is laid out as it says and is
+ * first copied into C order on the device (cured_gather, in units of `unit` bytes); with NULL it is
+ * C-contiguous and read in place. Fills *timing (h2d and d2h 0: the last kernel writes the result
+ * into host memory itself; a strided copy counts as reduction) when not NULL. */
 cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, const cured_layout *strided, int unit,
-                                   cudaStream_t producer, cudaStream_t stream, void *result, cured_timing *timing);
+                                   cudaStream_t stream, void *result, cured_timing *timing);
+
+/* The same sum into device memory `d_out` (one element of `out_dtype`: the accumulator's dtype, or
+ * float16 for a float32 accumulator), queued on `stream` and not waited for. */
+cured_cuda_status cured_device_sum_into(const cured_plan *plan, const void *d_in, const cured_layout *strided,
+                                        int unit, cudaStream_t stream, void *d_out, cured_dtype out_dtype);
+
+/* The floor of a call's wall time: `repeats` times, one minimal kernel that writes one value into
+ * pinned host memory, on `stream`, and the wait for it; seconds[k] is each one's host time. */
+cured_cuda_status cured_floor(int repeats, cudaStream_t stream, double *seconds);
+
+/* kernels/result.cu: the accumulator *acc (device) stored into the out= element `out` of `out_dtype`
+ * (any alignment), and the floor's kernel, which writes 1.0f into *out. Each returns its launch's error. */
+cudaError_t cured_store_result(const void *acc, cured_acc acc_type, void *out, cured_dtype out_dtype,
+                               cudaStream_t stream);
+cudaError_t cured_launch_floor(void *out, cudaStream_t stream);
 
 /* Benchmark: copies host `in` into enough device buffers to cover at least `min_bytes` (so that
  * rotating among them reads memory, not the L2 cache), runs the plan `warmup` times, then
@@ -332,8 +348,9 @@ cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_
 int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in,
                   int64_t n, void *result);
 
-/* Device set-up shared by every GPU entry point: checks that a device is there and gives the
- * current device's memory pool a release threshold that keeps freed memory cached between calls. */
+/* Device set-up shared by every GPU entry point, done once a device and process: checks that a
+ * device is there and gives the current device's memory pool a release threshold that keeps freed
+ * memory cached between calls. */
 cured_cuda_status cured_device_ready(void);
 
 #ifdef __cplusplus

@@ -46,4 +46,11 @@ static inline int64_t cured_ceil_div(int64_t a, int64_t b) { return (a + b - 1) 
 /* The misalignment cured_set_test_launch asked for, in bytes (0 to 15). */
 int cured_test_misalign(void);
 
+/* fork() handling (gpu_sum.c): each file that keeps CUDA resources between calls locks (1) or
+ * unlocks (0) them around a fork, and forgets them in the child, which cannot use them. */
+void cured_slots_lock(int lock);
+void cured_slots_forget(void);
+void cured_staging_lock(int lock);
+void cured_staging_forget(void);
+
 #endif

@@ -1,30 +1,18 @@
 /* gpu_sum.c: one reduction on the GPU (plans: the workspace, the passes or tiles, the pieces), the
- * sum of device memory, the stream pool, and the benchmark.
+ * stream pool, the device's set-up (once a process, and what a fork does to it), and the benchmark.
  *
  * Device memory comes from the current device's default memory pool through the stream-ordered
  * allocator (cudaMallocAsync/cudaFreeAsync); cured_device_ready() raises the pool's release threshold
- * so that freed memory stays cached for the next call instead of going back to the driver. Each call
- * works on streams of its own (the pool below, or cudaStreamPerThread for the benchmark), so calls
- * from several threads do not serialise on the legacy default stream. */
+ * so that freed memory stays cached for the next call instead of going back to the driver. The host
+ * path works on streams of its own (the pool below), the benchmark on cudaStreamPerThread, so calls
+ * from several threads do not serialise; the sum of device memory runs on the stream its producer's
+ * work is on (device_sum.c). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_internal.h"
-
-cured_cuda_status cured_device_ready(void) {
-    cured_cuda_status status = cured_ok;
-    int device;
-    cudaMemPool_t pool;
-    uint64_t keep_everything = UINT64_MAX;
-    /* cudaFree(0) initialises the runtime's context and reports a missing device or driver. */
-    CURED_TRY("cudaFree", cudaFree(0));
-    CURED_TRY("cudaGetDevice", cudaGetDevice(&device));
-    CURED_TRY("cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, device));
-    CURED_TRY("cudaMemPoolSetAttribute", cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
-done:
-    return status;
-}
 
 /* ---- the stream pool ------------------------------------------------------------------------- */
 
@@ -60,6 +48,55 @@ void cured_stream_give(cudaStream_t stream) {
         pthread_mutex_unlock(&pool_lock);
     }
     if (!kept) (void)cudaStreamDestroy(stream); /* a failure here leaves nothing to undo */
+}
+
+/* ---- the device, once a process ---------------------------------------------------------------- */
+
+static _Atomic unsigned char device_is_ready[POOL_DEVICES];
+
+/* fork(): a child cannot use its parent's CUDA context, and CUDA calls there fail (error 3,
+ * initialisation error), which cured reports as CudaError. What cured keeps between calls (the
+ * ready devices, pooled streams, call slots, pinned staging buffers) belongs to that context, so
+ * the child forgets it rather than touch it, and the locks are held across the fork so that none
+ * is inherited locked. */
+static void before_fork(void) {
+    cured_staging_lock(1);
+    cured_slots_lock(1);
+    pthread_mutex_lock(&pool_lock);
+}
+
+static void after_fork_in_parent(void) {
+    pthread_mutex_unlock(&pool_lock);
+    cured_slots_lock(0);
+    cured_staging_lock(0);
+}
+
+static void after_fork_in_child(void) {
+    memset(idle_count, 0, sizeof idle_count);
+    for (int d = 0; d < POOL_DEVICES; ++d) device_is_ready[d] = 0;
+    cured_slots_forget();
+    cured_staging_forget();
+    after_fork_in_parent();
+}
+
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+static void install_fork_handlers(void) { (void)pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); }
+
+cured_cuda_status cured_device_ready(void) {
+    cured_cuda_status status = cured_ok;
+    int device;
+    cudaMemPool_t pool;
+    uint64_t keep_everything = UINT64_MAX;
+    pthread_once(&fork_handlers_once, install_fork_handlers);
+    if (cudaGetDevice(&device) == cudaSuccess && device < POOL_DEVICES && device_is_ready[device]) return status;
+    /* cudaFree(0) initialises the runtime's context and reports a missing device or driver. */
+    CURED_TRY("cudaFree", cudaFree(0));
+    CURED_TRY("cudaGetDevice", cudaGetDevice(&device));
+    CURED_TRY("cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, device));
+    CURED_TRY("cudaMemPoolSetAttribute", cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
+    if (device < POOL_DEVICES) device_is_ready[device] = 1;
+done:
+    return status;
 }
 
 /* ---- test hooks ------------------------------------------------------------------------------ */
@@ -224,57 +261,6 @@ cured_cuda_status cured_plan_run(const cured_plan *plan, const void *d_in, void 
     CURED_TRY_STEP(cured_plan_run_part(plan, d_in, 0, plan->n, d_out, workspace, NULL, stream));
     CURED_TRY_STEP(cured_plan_finish(plan, d_out, workspace, stream));
 done:
-    return status;
-}
-
-/* ---- a sum of device memory ------------------------------------------------------------------ */
-
-cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, const cured_layout *strided, int unit,
-                                   cudaStream_t producer, cudaStream_t stream, void *result, cured_timing *timing) {
-    cured_cuda_status status = cured_ok;
-    const size_t acc_size = (size_t)cured_dtype_size(cured_acc_dtype(plan->acc));
-    const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
-    const size_t copy_bytes = strided != NULL ? cured_align_up((size_t)plan->n * item) : 0;
-    cudaEvent_t ready = NULL;
-    cudaEvent_t events[3] = {NULL, NULL, NULL}; /* before the reduction, after it, after D2H */
-    char *mem = NULL;                           /* the result, the workspace, then the C-order copy */
-
-    if (producer != NULL) { /* the reduction waits for the producer's work, without blocking the host */
-        CURED_TRY("cudaEventCreate", cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-        CURED_TRY("cudaEventRecord (on the array's stream)", cudaEventRecord(ready, producer));
-        CURED_TRY("cudaStreamWaitEvent", cudaStreamWaitEvent(stream, ready, 0));
-    }
-    if (timing != NULL)
-        for (int k = 0; k < 3; ++k) CURED_TRY("cudaEventCreate", cudaEventCreate(&events[k]));
-    CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, CURED_ALIGN + plan->workspace_bytes + copy_bytes, stream));
-    char *const out = mem, *const workspace = mem + CURED_ALIGN, *const copy = workspace + plan->workspace_bytes;
-    CURED_TRY_STEP(cured_plan_init_workspace(plan, workspace, stream));
-    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[0], stream));
-    if (strided != NULL) {
-        CURED_TRY("cured_gather (a C-order copy of the strided array)",
-                  cured_gather(d_in, copy, (int)item, unit, strided, stream));
-        d_in = copy;
-    }
-    CURED_TRY_STEP(cured_plan_run(plan, d_in, out, workspace, stream));
-    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[1], stream));
-    CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(result, out, acc_size, cudaMemcpyDeviceToHost, stream));
-    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[2], stream));
-
-done:
-    if (mem != NULL) cured_keep_first(&status, cudaFreeAsync(mem, stream), "cudaFreeAsync");
-    /* Wait even after a failure, so that nothing still runs on memory this call gave back. */
-    cured_keep_first(&status, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    if (timing != NULL && status.code == cudaSuccess) {
-        float ms[2];
-        for (int k = 0; k < 2; ++k)
-            cured_keep_first(&status, cudaEventElapsedTime(&ms[k], events[k], events[k + 1]), "cudaEventElapsedTime");
-        timing->h2d = 0.0;
-        timing->reduce = ms[0] * 1e-3;
-        timing->d2h = ms[1] * 1e-3;
-    }
-    for (int k = 0; k < 3; ++k)
-        if (events[k] != NULL) cured_keep_first(&status, cudaEventDestroy(events[k]), "cudaEventDestroy");
-    if (ready != NULL) cured_keep_first(&status, cudaEventDestroy(ready), "cudaEventDestroy");
     return status;
 }
 

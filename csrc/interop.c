@@ -56,6 +56,7 @@ typedef struct DLManagedTensorVersioned {
 enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3, DL_CUDA_MANAGED = 13 };
 enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_BOOL = 6 };
 #define DLPACK_MAJOR 1
+#define DLPACK_FLAG_READ_ONLY (UINT64_C(1) << 0)
 
 /* The most dimensions a protocol's array may have: NumPy's limit (NPY_MAXDIMS). Size-1 and mergeable
  * dimensions are then dropped, down to CURED_MAX_DIMS at most. */
@@ -216,6 +217,7 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
     }
     array->data = (const char *)PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
     if (array->data == NULL && PyErr_Occurred()) return -1;
+    if ((array->read_only = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1))) < 0) return -1;
     if (set_layout(array, ndim, shape_v, has_strides ? strides_v : NULL, (int64_t)PyDataType_ELSIZE(array->descr)) < 0)
         return -1;
     if (array->data == NULL && array->n > 0) {
@@ -367,6 +369,7 @@ int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream)
         if (PyCapsule_SetName(capsule, "used_dltensor_versioned") < 0) goto fail;
         array->managed = managed;
         array->versioned = 1;
+        array->read_only = (managed->flags & DLPACK_FLAG_READ_ONLY) != 0;
         tensor = &managed->dl_tensor;
     } else if (PyCapsule_IsValid(capsule, "dltensor")) {
         DLManagedTensor *managed = PyCapsule_GetPointer(capsule, "dltensor");

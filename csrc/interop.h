@@ -27,6 +27,7 @@ typedef struct {
     void *managed;            /* DLPack: the tensor we consumed, deleted by device_array_release */
     int versioned;            /* DLPack: managed is a DLManagedTensorVersioned */
     int host_dlpack;          /* not a device array, but a DLPack one in host memory */
+    int read_only;            /* CAI's data[1], or DLPack 1.x's read-only flag: not for out= */
 } device_array;
 
 /* Whether `obj` is a device array: 1 (a CUDA Array Interface is read in full, but for the device;
@@ -41,7 +42,7 @@ int device_array_find(PyObject *obj, device_array *array);
 cudaError_t device_array_locate(device_array *array);
 
 /* DLPack: asks the producer for the tensor, with its pending work ordered before `stream`, a
- * stream of array->device (the current device), and reads it. Nothing to do for a CUDA Array
+ * stream of array->device (the current device; cudaStreamLegacy is DLPack's 1), and reads it. Nothing to do for a CUDA Array
  * Interface. Returns 0, or -1 with an exception set. */
 int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream);
 

@@ -134,6 +134,7 @@ typedef struct {
     const cured_version *version; /* NULL: CUB */
     cured_dtype in_dtype, result_dtype;
     cured_acc acc;
+    int resolved;             /* in_dtype, acc and result_dtype are set */
 } sum_args;
 
 static void sum_args_clear(sum_args *args) { Py_CLEAR(args->array); }
@@ -235,13 +236,60 @@ typedef union {
     double f64;
 } acc_value;
 
-/* The sum of a device array, on its own device, into *value. Returns 0, or -1 with an exception set. */
-static int sum_device_array(PyObject *module, PyObject *input, device_array *array, PyArray_Descr *requested,
-                            sum_args *args, acc_value *value, cured_timing *timing) {
+/* Makes `waiter` wait for the work queued on `first` so far (nothing when they are one stream). */
+static cured_cuda_status order_after(cudaStream_t waiter, cudaStream_t first) {
+    cured_cuda_status status = {cudaSuccess, NULL};
+    cudaEvent_t event = NULL;
+    if (waiter == first) return status;
+    if ((status.code = cudaEventCreateWithFlags(&event, cudaEventDisableTiming)) != cudaSuccess) {
+        status.call = "cudaEventCreate";
+        return status;
+    }
+    if ((status.code = cudaEventRecord(event, first)) != cudaSuccess) status.call = "cudaEventRecord";
+    else if ((status.code = cudaStreamWaitEvent(waiter, event, 0)) != cudaSuccess) status.call = "cudaStreamWaitEvent";
+    const cudaError_t destroyed = cudaEventDestroy(event); /* deferred by CUDA until the event completes */
+    if (status.code == cudaSuccess && destroyed != cudaSuccess) status = (cured_cuda_status){destroyed, "cudaEventDestroy"};
+    return status;
+}
+
+/* An out= on the device, once its dtype is known: one writable element of the sum's result dtype.
+ * (Its device is checked once located: sum_device_array.) Returns 0, or -1 with TypeError/ValueError set. */
+static int check_out_element(const device_array *out, const sum_args *args) {
+    if (out->read_only) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: out= is read-only");
+        return -1;
+    }
+    if (out->n != 1) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: out= must have exactly one element (the sum), not %lld",
+                     (long long)out->n);
+        return -1;
+    }
+    const int out_dtype = dtype_of(out->descr);
+    if (out_dtype < 0) return -1;
+    if ((cured_dtype)out_dtype != args->result_dtype) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: out= has dtype %s but the sum's result is %s (pass dtype=%s, or an "
+                     "out= of dtype %s)", cured_dtype_name((cured_dtype)out_dtype), cured_dtype_name(args->result_dtype),
+                     cured_dtype_name((cured_dtype)out_dtype), cured_dtype_name(args->result_dtype));
+        return -1;
+    }
+    return 0;
+}
+
+/* The sum of a device array, on its own device: into *value (waited for), or, with `out`, into that
+ * device element (queued, not waited for). `requested` is dtype= (NULL: none; with out=, NumPy's
+ * rule then takes out's dtype). Both arrays are found and located. Returns 0, or -1 with an
+ * exception set. */
+static int sum_device_array(PyObject *module, PyObject *input, device_array *array, PyObject *out_obj,
+                            device_array *out, PyArray_Descr *requested, sum_args *args, acc_value *value,
+                            cured_timing *timing) {
     cured_cuda_status status = {cudaSuccess, NULL};
     int previous = -1, failed = -1;
-    cudaStream_t stream = NULL;
     cured_plan plan;
+    if (out != NULL && out->device != array->device) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: out= is on GPU %d but the input is on GPU %d", out->device,
+                     array->device);
+        return -1;
+    }
     if ((status.code = cudaGetDevice(&previous)) != cudaSuccess) {
         status.call = "cudaGetDevice";
         goto cuda_failed;
@@ -250,27 +298,39 @@ static int sum_device_array(PyObject *module, PyObject *input, device_array *arr
         status.call = "cudaSetDevice (the array's device)";
         goto cuda_failed;
     }
-    if ((status.code = cured_stream_take(&stream)) != cudaSuccess) {
-        status.call = "cudaStreamCreate";
-        goto cuda_failed;
+    /* The sum runs on the producer's stream (CUDA Array Interface 3), so nothing needs an event; a
+     * DLPack producer is asked to order its work before the legacy default stream, which PyTorch's
+     * and CuPy's default streams are, so that they need no event either. */
+    cudaStream_t stream = array->producer != NULL ? array->producer
+                          : out != NULL && out->producer != NULL ? out->producer
+                                                                 : cudaStreamLegacy;
+    if (device_array_import(input, array, stream) < 0) goto done;
+    if (out != NULL && device_array_import(out_obj, out, stream) < 0) goto done;
+    if (!args->resolved) {
+        if (resolve_dtypes(array->descr, requested != NULL || out == NULL ? requested : out->descr, args) < 0) goto done;
+        if (out != NULL && check_out_element(out, args) < 0) goto done;
     }
-    if (device_array_import(input, array, stream) < 0 ||
-        (array->is_dlpack && resolve_dtypes(array->descr, requested, args) < 0))
-        goto done;
     status = cured_plan_make(&plan, args->version, args->in_dtype, args->acc, array->n, 0);
     if (status.code != cudaSuccess) goto cuda_failed;
     const int unit = device_array_copy_unit(array, cured_dtype_size(args->in_dtype));
-    Py_BEGIN_ALLOW_THREADS
-    status = cured_device_sum(&plan, array->data, unit > 0 ? &array->layout : NULL, unit, array->producer, stream,
-                              value, timing);
-    Py_END_ALLOW_THREADS
-    if (status.code != cudaSuccess) goto cuda_failed;
+    const cured_layout *strided = unit > 0 ? &array->layout : NULL;
+    if (out != NULL) {
+        /* out='s own producer stream, if another: its work first, and its later work after the sum. */
+        if (out->producer != NULL && (status = order_after(stream, out->producer)).code != cudaSuccess) goto cuda_failed;
+        status = cured_device_sum_into(&plan, array->data, strided, unit, stream, (void *)out->data, args->result_dtype);
+        if (status.code != cudaSuccess) goto cuda_failed;
+        if (out->producer != NULL && (status = order_after(out->producer, stream)).code != cudaSuccess) goto cuda_failed;
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        status = cured_device_sum(&plan, array->data, strided, unit, stream, value, timing);
+        Py_END_ALLOW_THREADS
+        if (status.code != cudaSuccess) goto cuda_failed;
+    }
     failed = 0;
     goto done;
 cuda_failed:
     raise_cuda(module, status);
 done:
-    if (stream != NULL) cured_stream_give(stream);
     if (previous >= 0 && previous != array->device && cudaSetDevice(previous) != cudaSuccess && failed == 0) {
         raise_cuda(module, (cured_cuda_status){cudaGetLastError(), "cudaSetDevice (back to the caller's device)"});
         failed = -1;
@@ -278,21 +338,32 @@ done:
     return failed;
 }
 
+/* Where a found device array lies (CUDA Array Interface: a CUDA query). Returns 0, or -1 with an
+ * exception set. */
+static int locate(PyObject *module, device_array *array) {
+    const cudaError_t located = device_array_locate(array);
+    if (located == cudaSuccess) return 0;
+    if (!PyErr_Occurred()) raise_cuda(module, (cured_cuda_status){located, "cudaPointerGetAttributes"});
+    return -1;
+}
+
 static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
-    static char *keywords[] = {"a", "version", "dtype", "device", "timing", NULL};
-    PyObject *input, *version_obj, *result = NULL;
+    static char *keywords[] = {"a", "version", "dtype", "device", "timing", "out", NULL};
+    PyObject *input, *version_obj, *out_obj = Py_None, *result = NULL;
     PyArray_Descr *requested = NULL;
     const char *device = "gpu";
     int want_timing = 0;
-    sum_args args = {NULL, NULL, 0, 0, 0};
-    device_array array;
+    sum_args args = {NULL, NULL, 0, 0, 0, 0};
+    device_array array, out;
     acc_value value;
     cured_timing timing;
     memset(&array, 0, sizeof array);
-    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&sp:sum", keywords, &input, &version_obj,
-                                     PyArray_DescrConverter2, &requested, &device, &want_timing))
+    memset(&out, 0, sizeof out);
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&spO:sum", keywords, &input, &version_obj,
+                                     PyArray_DescrConverter2, &requested, &device, &want_timing, &out_obj))
         return NULL;
     const int on_gpu = strcmp(device, "gpu") == 0;
+    const int has_out = out_obj != Py_None;
     if (!on_gpu && strcmp(device, "cpu") != 0) {
         PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'gpu' or 'cpu', not '%s'", device);
         goto done;
@@ -300,6 +371,21 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     if (!on_gpu && want_timing) {
         PyErr_SetString(PyExc_ValueError, "cured.sum: timing=True times the GPU; it needs device='gpu'");
         goto done;
+    }
+    if (has_out) { /* cured.sum handles a NumPy out= itself; here, only device arrays */
+        const int out_found = device_array_find(out_obj, &out);
+        if (out_found < 0) goto done;
+        if (out_found == 0) {
+            PyErr_Format(PyExc_TypeError, "cured.sum: out= must be a NumPy array or a device array (CUDA Array "
+                         "Interface or DLPack), not %.100s", Py_TYPE(out_obj)->tp_name);
+            goto done;
+        }
+        if (!on_gpu || want_timing) {
+            PyErr_SetString(PyExc_ValueError, !on_gpu ? "cured.sum: an out= on the device needs device='gpu'"
+                                                      : "cured.sum: timing=True waits for the result, which an out= "
+                                                        "on the device does not; time it with CUDA events instead");
+            goto done;
+        }
     }
     const int found = device_array_find(input, &array);
     if (found < 0) goto done;
@@ -309,19 +395,28 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
                                               "the device array to the host first (for example .get() or .cpu())");
             goto done;
         }
-        /* A CUDA Array Interface gives its dtype now, so that a bad one is refused before any CUDA
-         * call; DLPack gives it once imported (sum_device_array). */
-        if (parse_version(version_obj, 1, &args.version) < 0 ||
-            (!array.is_dlpack && resolve_dtypes(array.descr, requested, &args) < 0))
+        /* A CUDA Array Interface gives its dtype now, so that a bad one (or a bad out=) is refused
+         * before any CUDA call; DLPack gives it once imported (sum_device_array). */
+        if (parse_version(version_obj, 1, &args.version) < 0) goto done;
+        if (!array.is_dlpack && (!has_out || !out.is_dlpack)) {
+            if (resolve_dtypes(array.descr, requested != NULL || !has_out ? requested : out.descr, &args) < 0) goto done;
+            if (has_out && check_out_element(&out, &args) < 0) goto done;
+            args.resolved = 1;
+        }
+        if (locate(module, &array) < 0 || (has_out && locate(module, &out) < 0)) goto done;
+        if (sum_device_array(module, input, &array, out_obj, has_out ? &out : NULL, requested, &args, &value,
+                             want_timing ? &timing : NULL) < 0)
             goto done;
-        const cudaError_t located = device_array_locate(&array);
-        if (located != cudaSuccess) {
-            if (!PyErr_Occurred()) raise_cuda(module, (cured_cuda_status){located, "cudaPointerGetAttributes"});
+        if (has_out) {
+            result = Py_NewRef(out_obj); /* as NumPy: the sum is in out, which is returned */
             goto done;
         }
-        if (sum_device_array(module, input, &array, requested, &args, &value, want_timing ? &timing : NULL) < 0)
-            goto done;
     } else {
+        if (has_out) {
+            PyErr_SetString(PyExc_ValueError, "cured.sum: an out= on the device needs a device array to sum; for a "
+                                              "host array, pass a NumPy out= or none");
+            goto done;
+        }
         if (prepare(input, array.host_dlpack, version_obj, requested, on_gpu, &args) < 0) goto done;
         const void *data = PyArray_DATA(args.array);
         const int64_t n = (int64_t)PyArray_SIZE(args.array);
@@ -355,6 +450,7 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
 done:
     Py_XDECREF(requested);
     device_array_release(&array);
+    device_array_release(&out);
     sum_args_clear(&args);
     return result;
 }
@@ -366,7 +462,7 @@ static PyObject *py_bench(PyObject *module, PyObject *pos, PyObject *kwargs) {
     PyObject *input, *version_obj, *result = NULL;
     int repeats, warmup;
     long long min_bytes;
-    sum_args args = {NULL, NULL, 0, 0, 0};
+    sum_args args = {NULL, NULL, 0, 0, 0, 0};
     double *seconds = NULL;
     if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOiiL:bench", keywords, &input, &version_obj, &repeats,
                                      &warmup, &min_bytes))
@@ -421,6 +517,30 @@ done:
     PyMem_Free(seconds);
     sum_args_clear(&args);
     return result;
+}
+
+/* ---- the floor --------------------------------------------------------------------------------- */
+
+static PyObject *py_floor(PyObject *module, PyObject *args) {
+    int repeats;
+    if (!PyArg_ParseTuple(args, "i:floor", &repeats)) return NULL;
+    if (repeats < 1) return PyErr_Format(PyExc_ValueError, "floor: repeats must be >= 1, not %d", repeats);
+    double *seconds = (double *)PyMem_Calloc((size_t)repeats, sizeof *seconds);
+    if (seconds == NULL) return PyErr_NoMemory();
+    cured_cuda_status status = cured_device_ready();
+    if (status.code == cudaSuccess) {
+        Py_BEGIN_ALLOW_THREADS
+        status = cured_floor(repeats, cudaStreamLegacy, seconds); /* the stream a DLPack input's sum runs on */
+        Py_END_ALLOW_THREADS
+    }
+    PyObject *times = status.code == cudaSuccess ? PyList_New(repeats) : NULL;
+    for (int k = 0; times != NULL && k < repeats; ++k) {
+        PyObject *t = PyFloat_FromDouble(seconds[k]);
+        if (t == NULL) Py_CLEAR(times);
+        else PyList_SET_ITEM(times, k, t);
+    }
+    PyMem_Free(seconds);
+    return status.code != cudaSuccess ? raise_cuda(module, status) : times;
 }
 
 /* ---- the registry and the device ------------------------------------------------------------- */
@@ -522,6 +642,18 @@ static PyObject *py_device_count(PyObject *module, PyObject *unused) {
     return PyLong_FromLong(count);
 }
 
+static PyObject *py_device_name(PyObject *module, PyObject *args) {
+    int device = 0;
+    struct cudaDeviceProp prop;
+    if (!PyArg_ParseTuple(args, "|i:device_name", &device)) return NULL;
+    cudaError_t err;
+    Py_BEGIN_ALLOW_THREADS
+    err = cudaGetDeviceProperties(&prop, device); /* opens no context: a profiler's child can still have the GPU */
+    Py_END_ALLOW_THREADS
+    if (err != cudaSuccess) return raise_cuda(module, (cured_cuda_status){err, "cudaGetDeviceProperties"});
+    return PyUnicode_FromString(prop.name);
+}
+
 static PyObject *py_device_info(PyObject *module, PyObject *unused) {
     (void)unused;
     cured_cuda_status status = cured_device_ready();
@@ -580,10 +712,15 @@ static PyObject *py_release_cached_memory(PyObject *module, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
-     "sum(a, version, dtype=None, device='gpu', timing=False)\n--\n\n"
+     "sum(a, version, dtype=None, device='gpu', timing=False, out=None)\n--\n\n"
      "Sums every element of `a` (a host array, or a device array through the CUDA Array Interface "
      "or DLPack) with kernel `version` (or 'cub') on the GPU, or with its CPU order model when device='cpu'. Returns a NumPy scalar, or (scalar, {'h2d', 'reduce', 'd2h'} seconds "
-     "of device time) with timing=True. cured.sum is the documented entry point."},
+     "of device time) with timing=True, or `out` (a one-element device array, written in stream order without a "
+     "host wait). cured.sum is the documented entry point."},
+    {"floor", py_floor, METH_VARARGS,
+     "floor(repeats)\n--\n\n"
+     "The floor of a call's wall time on the current device: `repeats` times, one minimal kernel writing one "
+     "value into pinned host memory and the wait for it. Returns each one's seconds (host clock)."},
     {"bench", (PyCFunction)(void (*)(void))py_bench, METH_VARARGS | METH_KEYWORDS,
      "bench(a, version, repeats, warmup, min_bytes)\n--\n\n"
      "Times `repeats` whole reductions of `a` (after `warmup`) with CUDA events, rotating among copies of "
@@ -605,6 +742,9 @@ static PyMethodDef methods[] = {
      "or tiles of the version)."},
     {"device_count", py_device_count, METH_NOARGS,
      "device_count()\n--\n\nThe number of CUDA devices; 0 when there is none or no driver."},
+    {"device_name", py_device_name, METH_VARARGS,
+     "device_name(device=0)\n--\n\nThe name of CUDA device `device`, without opening a context on it (so a "
+     "profiler's child process can still have a GPU in exclusive-process mode)."},
     {"device_info", py_device_info, METH_NOARGS,
      "device_info()\n--\n\nThe current device's name, compute capability, multiprocessors, L2 size, memory, "
      "theoretical bandwidth and the driver and runtime versions."},

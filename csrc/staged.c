@@ -75,6 +75,17 @@ static cudaError_t staging_buffer(int lane, int k, size_t bytes, void **buffer) 
     return cudaSuccess;
 }
 
+void cured_staging_lock(int lock) {
+    if (lock) pthread_mutex_lock(&staging_lock);
+    else pthread_mutex_unlock(&staging_lock);
+}
+
+void cured_staging_forget(void) {
+    /* In a forked child: the pinned buffers are the parent's context's; the child must not free them. */
+    memset(staging, 0, sizeof staging);
+    memset(staging_bytes, 0, sizeof staging_bytes);
+}
+
 /* ---- one sum --------------------------------------------------------------------------------- */
 
 typedef struct staged_sum staged_sum;

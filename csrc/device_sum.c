@@ -1,0 +1,229 @@
+/* device_sum.c: the sum of memory already on the GPU, at the cost of one launch and one wait.
+ *
+ * Users time the call, not the kernel. Beyond the kernel, a call pays for host work (arguments,
+ * the protocol), the launch, and the wait for the result; this file keeps everything else out:
+ *  - The result: the reduction's last kernel writes it straight into pinned host memory that is
+ *    mapped into the device's address space, so no copy is queued after it. (Issue 12 measured a
+ *    minimal kernel and the wait at 10.5 us through CuPy, 17.2 us with a 4-byte copy instead.)
+ *  - Memory: a call takes a "slot", kept between calls in a free list per device: the mapped
+ *    result and a small device workspace, allocated once. V9's ticket counter sits at the start of
+ *    the workspace; it is zeroed when the slot is made and every V9 run leaves it at 0 again, so no
+ *    memset is queued. Other versions and CUB use the workspace past the ticket. Larger workspaces
+ *    (passes at large lengths, CUB's) and the C-order copy of a strided array come from the
+ *    stream-ordered pool, as before.
+ *  - The stream: the caller's (module.c passes the producer's stream, or the legacy default stream
+ *    that DLPack producers were asked to order their work before), so no event is recorded or
+ *    waited on.
+ * A slot whose call failed is destroyed, never reused: a failed V9 run may leave its ticket set.
+ *
+ * The sum into a device array (out=) takes no slot and does not wait: its workspace comes from the
+ * pool and goes back to it in stream order, so the call returns as soon as the work is queued. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_internal.h"
+
+/* The device workspace of a slot: V9's ticket and up to CURED_MAX_TILES partials of 8 bytes fit. */
+#define SLOT_WORKSPACE_BYTES ((size_t)64 << 10)
+#define SLOT_DEVICES 64
+
+typedef struct slot {
+    struct slot *next;
+    void *result;      /* pinned host memory, mapped: the last kernel writes the sum here */
+    void *result_dev;  /* its address on the device */
+    char *workspace;   /* device memory, SLOT_WORKSPACE_BYTES; V9's ticket (offset 0) is 0 */
+} slot;
+
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static slot *idle_slots[SLOT_DEVICES];
+
+static void slot_destroy(slot *s) {
+    if (s == NULL) return;
+    /* Failures here leave nothing to undo; the call that destroys a slot reports its own error. */
+    if (s->workspace != NULL) (void)cudaFree(s->workspace);
+    if (s->result != NULL) (void)cudaFreeHost(s->result);
+    free(s);
+}
+
+/* A slot of the current device: an idle one, or a new one (its ticket zeroed, synchronously). */
+static cudaError_t slot_take(slot **taken) {
+    int device;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    *taken = NULL;
+    if (device < SLOT_DEVICES) {
+        pthread_mutex_lock(&slots_lock);
+        if ((*taken = idle_slots[device]) != NULL) idle_slots[device] = (*taken)->next;
+        pthread_mutex_unlock(&slots_lock);
+    }
+    if (*taken != NULL) return cudaSuccess;
+    slot *s = (slot *)calloc(1, sizeof *s);
+    if (s == NULL) return cudaErrorMemoryAllocation;
+    if ((err = cudaHostAlloc(&s->result, CURED_ALIGN, cudaHostAllocMapped | cudaHostAllocPortable)) != cudaSuccess ||
+        (err = cudaHostGetDevicePointer(&s->result_dev, s->result, 0)) != cudaSuccess ||
+        (err = cudaMalloc((void **)&s->workspace, SLOT_WORKSPACE_BYTES)) != cudaSuccess ||
+        (err = cudaMemset(s->workspace, 0, sizeof(unsigned))) != cudaSuccess) {
+        slot_destroy(s);
+        return err;
+    }
+    *taken = s;
+    return cudaSuccess;
+}
+
+/* Back to the current device's free list after a call that succeeded; destroyed after one that failed. */
+static void slot_give(slot *s, int healthy) {
+    int device;
+    if (s == NULL) return;
+    if (healthy && cudaGetDevice(&device) == cudaSuccess && device < SLOT_DEVICES) {
+        pthread_mutex_lock(&slots_lock);
+        s->next = idle_slots[device];
+        idle_slots[device] = s;
+        pthread_mutex_unlock(&slots_lock);
+        return;
+    }
+    slot_destroy(s);
+}
+
+void cured_slots_lock(int lock) {
+    if (lock) pthread_mutex_lock(&slots_lock);
+    else pthread_mutex_unlock(&slots_lock);
+}
+
+void cured_slots_forget(void) {
+    /* In a forked child: the parent's CUDA memory is not the child's to use or free. */
+    memset(idle_slots, 0, sizeof idle_slots);
+}
+
+/* Where a plan's workspace goes in a slot: TILES from the start (the ticket), the others past the
+ * ticket's bytes; NULL when the plan needs more than the slot has. */
+static char *slot_workspace(const cured_plan *plan, const slot *s) {
+    const int tiles = plan->version != NULL && plan->version->schedule == CURED_TILES;
+    const size_t offset = tiles ? 0 : CURED_ALIGN;
+    return plan->workspace_bytes <= SLOT_WORKSPACE_BYTES - offset ? s->workspace + offset : NULL;
+}
+
+/* ---- the sum, waited for ------------------------------------------------------------------- */
+
+cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, const cured_layout *strided, int unit,
+                                   cudaStream_t stream, void *result, cured_timing *timing) {
+    cured_cuda_status status = cured_ok;
+    const size_t acc_size = (size_t)cured_dtype_size(cured_acc_dtype(plan->acc));
+    const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
+    slot *s = NULL;
+    char *mem = NULL; /* from the pool: the workspace if the slot's is too small, then the C-order copy */
+    cudaEvent_t events[2] = {NULL, NULL}; /* before the reduction, after it */
+
+    memset(result, 0, 8);
+    if (timing != NULL) *timing = (cured_timing){0.0, 0.0, 0.0};
+    if (plan->n == 0) return status; /* the sum of nothing: 0, and nothing to wait for */
+    CURED_TRY("cudaHostAlloc, cudaMalloc (a call slot)", slot_take(&s));
+    char *workspace = slot_workspace(plan, s);
+    const size_t pool_workspace = workspace == NULL ? plan->workspace_bytes : 0;
+    const size_t copy_bytes = strided != NULL ? cured_align_up((size_t)plan->n * item) : 0;
+    if (pool_workspace + copy_bytes > 0) {
+        CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, pool_workspace + copy_bytes, stream));
+        if (workspace == NULL) {
+            workspace = mem;
+            CURED_TRY_STEP(cured_plan_init_workspace(plan, workspace, stream));
+        }
+    }
+    if (timing != NULL) {
+        for (int k = 0; k < 2; ++k) CURED_TRY("cudaEventCreate", cudaEventCreate(&events[k]));
+        CURED_TRY("cudaEventRecord", cudaEventRecord(events[0], stream));
+    }
+    if (strided != NULL) {
+        char *const copy = mem + pool_workspace;
+        CURED_TRY("cured_gather (a C-order copy of the strided array)",
+                  cured_gather(d_in, copy, (int)item, unit, strided, stream));
+        d_in = copy;
+    }
+    CURED_TRY_STEP(cured_plan_run(plan, d_in, s->result_dev, workspace, stream));
+    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[1], stream));
+
+done:
+    if (mem != NULL) cured_keep_first(&status, cudaFreeAsync(mem, stream), "cudaFreeAsync");
+    /* Wait even after a failure, so that nothing still runs on memory this call gave back. */
+    if (s != NULL) cured_keep_first(&status, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    if (status.code == cudaSuccess) {
+        memcpy(result, s->result, acc_size);
+        if (timing != NULL) {
+            float ms;
+            cured_keep_first(&status, cudaEventElapsedTime(&ms, events[0], events[1]), "cudaEventElapsedTime");
+            timing->reduce = ms * 1e-3; /* the result's trip to the host is the last kernel's own write */
+        }
+    }
+    for (int k = 0; k < 2; ++k)
+        if (events[k] != NULL) cured_keep_first(&status, cudaEventDestroy(events[k]), "cudaEventDestroy");
+    slot_give(s, status.code == cudaSuccess);
+    return status;
+}
+
+/* ---- the sum into a device array, not waited for ------------------------------------------ */
+
+cured_cuda_status cured_device_sum_into(const cured_plan *plan, const void *d_in, const cured_layout *strided,
+                                        int unit, cudaStream_t stream, void *d_out, cured_dtype out_dtype) {
+    cured_cuda_status status = cured_ok;
+    const cured_dtype acc_dtype = cured_acc_dtype(plan->acc);
+    const size_t acc_size = (size_t)cured_dtype_size(acc_dtype);
+    const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
+    const size_t copy_bytes = strided != NULL ? cured_align_up((size_t)plan->n * item) : 0;
+    /* The plan writes the result into out= itself when it is the accumulator's type and aligned. */
+    const int direct = out_dtype == acc_dtype && (uintptr_t)d_out % acc_size == 0;
+    char *mem = NULL; /* the accumulator (when not direct), the workspace, then the C-order copy */
+
+    if (plan->n == 0) { /* 0 in every result dtype is all zero bytes */
+        CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(d_out, 0, (size_t)cured_dtype_size(out_dtype), stream));
+        goto done;
+    }
+    CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, CURED_ALIGN + plan->workspace_bytes + copy_bytes, stream));
+    char *const acc = mem, *const workspace = mem + CURED_ALIGN;
+    CURED_TRY_STEP(cured_plan_init_workspace(plan, workspace, stream));
+    if (strided != NULL) {
+        char *const copy = workspace + plan->workspace_bytes;
+        CURED_TRY("cured_gather (a C-order copy of the strided array)",
+                  cured_gather(d_in, copy, (int)item, unit, strided, stream));
+        d_in = copy;
+    }
+    CURED_TRY_STEP(cured_plan_run(plan, d_in, direct ? d_out : acc, workspace, stream));
+    if (!direct) CURED_TRY("cured_store_result", cured_store_result(acc, plan->acc, d_out, out_dtype, stream));
+
+done:
+    /* Stream-ordered: the memory goes back to the pool once the work queued before it is done. */
+    if (mem != NULL) cured_keep_first(&status, cudaFreeAsync(mem, stream), "cudaFreeAsync");
+    return status;
+}
+
+/* ---- the floor ------------------------------------------------------------------------------ */
+
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+cured_cuda_status cured_floor(int repeats, cudaStream_t stream, double *seconds) {
+    cured_cuda_status status = cured_ok;
+    slot *s = NULL;
+    CURED_TRY("cudaHostAlloc, cudaMalloc (a call slot)", slot_take(&s));
+    for (int k = 0; k < repeats; ++k) {
+        memset(s->result, 0, sizeof(float));
+        const double start = seconds_now();
+        CURED_TRY("cured_launch_floor", cured_launch_floor(s->result_dev, stream));
+        CURED_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        float value;
+        memcpy(&value, s->result, sizeof value); /* the read a real call makes */
+        seconds[k] = seconds_now() - start;
+        if (value != 1.0f) {
+            status.code = cudaErrorUnknown;
+            status.call = "the floor kernel (its value did not reach the host)";
+            goto done;
+        }
+    }
+done:
+    if (s != NULL && status.code != cudaSuccess) (void)cudaStreamSynchronize(stream);
+    slot_give(s, status.code == cudaSuccess);
+    return status;
+}
