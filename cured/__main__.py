@@ -1,28 +1,46 @@
-"""python -m cured: the speedup table of every version, and CUB, on the local GPU.
+"""python -m cured: cured's measurements on the local GPU.
 
-    python -m cured                      # 32M float32 elements (the seeds' size)
-    python -m cured --sweep --json results/NVIDIA_H200.json
-    python -m cured --dtype float64 --versions 7,8,cub --repeats 50 --csv -
+    python -m cured                      # the speedup table: every version and CUB, device time, 2^25 float32
+    python -m cured --sweep              # ... and bandwidth against length
+    python -m cured --latency            # wall time of one call: cured against PyTorch, CuPy, JAX, NumPy, the floor
+    python -m cured --profile            # Nsight Compute's counters for each version (run it in a fresh process)
+    python -m cured --record results/    # all of the above into results/<device>.json, the common schema
+
+--json PATH writes what was measured as rows of the common schema (cured.results); --csv the
+speedup table's rows.
 """
 from __future__ import annotations
 
 import argparse
 import datetime
 import json
+import shlex
 import sys
+from pathlib import Path
 
 import cured
+from cured import results
 from cured.benchmark import BenchResult
 
+RECORD_SWEEP_MAX_LOG2 = 30
 
 
 def parse_versions(text: str) -> list[int | str]:
     return [v if v == "cub" else int(v) for v in (part.strip() for part in text.split(",")) if v]
 
 
+def parse_lengths(text: str) -> list[int]:
+    """'2^10,2^16,1000' -> [1024, 65536, 1000]."""
+    lengths = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        base, _, power = part.partition("^")
+        lengths.append(int(base) ** int(power) if power else int(base))
+    return lengths
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cured", description=__doc__.splitlines()[0])
-    parser.add_argument("--length", type=int, default=1 << 25, help="elements for the table (default 2^25 = 32M)")
+    parser.add_argument("--length", type=int, default=1 << 25, help="elements for the table and the profile (default 2^25 = 32M)")
     parser.add_argument("--dtype", default="float32", help="input dtype (default float32)")
     parser.add_argument("--versions", type=parse_versions, default=None, help="comma-separated, e.g. 0,3,8,cub (default: all and cub)")
     parser.add_argument("--repeats", type=int, default=20, help="timed runs a row (default 20)")
@@ -30,52 +48,88 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true", help="also sweep lengths 2^10 to 2^MAX_LOG2")
     parser.add_argument("--max-log2", type=int, default=28, help="the sweep's longest length, log2 (default 28)")
     parser.add_argument("--no-end-to-end", dest="end_to_end", action="store_false", help="skip the NumPy-input timings")
-    parser.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout)")
-    parser.add_argument("--csv", metavar="PATH", help="write the rows as CSV ('-': stdout)")
+    parser.add_argument("--latency", action="store_true", help="the wall-time table instead of the speedup table")
+    parser.add_argument("--lengths", type=parse_lengths, default=None,
+                        help="--latency's lengths, e.g. 2^10,2^16 (default 2^10, 2^12, ..., 2^30)")
+    parser.add_argument("--latency-repeats", type=int, default=2000, help="--latency: calls a figure at most (default 2000)")
+    parser.add_argument("--latency-budget", type=float, default=1.0, help="--latency: seconds a figure at most (default 1)")
+    parser.add_argument("--profile", action="store_true", help="Nsight Compute's counters instead of the speedup table")
+    parser.add_argument("--ncu-csv", metavar="DIR", help="--profile: keep ncu's raw CSV for each version in DIR")
+    parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json")
+    parser.add_argument("--json", metavar="PATH", help="write the rows measured, in cured.results' schema ('-': stdout)")
+    parser.add_argument("--csv", metavar="PATH", help="write the speedup table's rows as CSV ('-': stdout)")
     args = parser.parse_args(argv)
-
-    try:
-        info = cured.device_info()
-    except cured.CudaError as error:
-        print(f"cured: {error}", file=sys.stderr)
-        return 2
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    major, minor = info["compute_capability"]
-    header = (f"{info['name']} (compute capability {major}.{minor}, {info['multiprocessors']} SMs, "
-              f"{info['l2_cache_bytes'] / 2**20:.0f} MiB L2, theoretical {info['peak_bandwidth_bytes_per_s'] / 1e9:.0f} GB/s), "
-              f"driver {_cuda_version(info['driver_version'])}, runtime {_cuda_version(info['runtime_version'])}, {date}")
     quiet = args.json == "-" or args.csv == "-"
     say = (lambda text: print(text, file=sys.stderr)) if quiet else print
 
     def progress(text: str) -> None:
         print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
 
+    show = progress if sys.stderr.isatty() else None
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rows: list[results.Row] = []
     try:
-        common = dict(versions=args.versions, dtype=args.dtype, repeats=args.repeats, warmup=args.warmup)
-        table = cured.bench(lengths=[args.length], end_to_end=args.end_to_end, **common)
-        sweep = None
-        if args.sweep:
-            sweep = cured.bench(lengths=[1 << k for k in range(10, args.max_log2 + 1)], end_to_end=False, progress=progress if sys.stderr.isatty() else None, **common)
-            if sys.stderr.isatty():
-                print("\r\033[K", end="", file=sys.stderr)
+        # The profile first: its child processes need the GPU, which this process must not hold yet.
+        if args.profile or args.record:
+            from cured.profiling import profile
+
+            profiled = profile(args.versions, n=args.length, dtype=args.dtype, csv_dir=args.ncu_csv, progress=show)
+            rows += profiled
+            _clear(show)
+            say(profiled.table())
+        info = cured.device_info()
+        say(_header(info, date))
+        if args.latency or args.record:
+            from cured.walltime import DEFAULT_LENGTHS, latency
+
+            timed = latency(args.lengths or DEFAULT_LENGTHS, ("float32", "float64") if args.record else (args.dtype,),
+                            repeats=args.latency_repeats, budget_s=args.latency_budget, progress=show)
+            rows += timed
+            _clear(show)
+            say(timed.table())
+        table = None
+        if not (args.profile or args.latency) or args.record:
+            common = dict(versions=args.versions, repeats=args.repeats, warmup=args.warmup)
+            table = cured.bench(lengths=[args.length], dtype=args.dtype, end_to_end=args.end_to_end, **common)
+            rows += table.to_rows(date)
+            say(table.table())
+            sweep_dtypes = ("float32", "float64") if args.record else (args.dtype,) if args.sweep else ()
+            max_log2 = RECORD_SWEEP_MAX_LOG2 if args.record else args.max_log2
+            for dtype in sweep_dtypes:
+                sweep = cured.bench(lengths=[1 << k for k in range(10, max_log2 + 1)], dtype=dtype, end_to_end=False,
+                                    progress=show, **common)
+                _clear(show)
+                rows += sweep.to_rows(date)
+                say(sweep_table(sweep))
     except (ValueError, TypeError) as error:
         parser.error(str(error))
-    except cured.CudaError as error:
+    except (cured.CudaError, RuntimeError) as error:  # ProfileError and a missing library are RuntimeErrors too
         print(f"cured: {error}", file=sys.stderr)
         return 2
 
-    say(header)
-    say("")
-    say(table.table())
-    if sweep is not None:
-        say(sweep_table(sweep))
+    command = "python -m cured " + " ".join(map(shlex.quote, argv if argv is not None else sys.argv[1:]))
+    if args.record:
+        path = Path(args.record) / f"{results.device_slug(info['name'])}.json"
+        results.write(path, info, date, command, rows)
+        say(f"recorded {len(rows)} rows in {path}")
     if args.json:
-        document = {"device": info, "date": date, "dtype": args.dtype, "repeats": args.repeats,
-                    "table": table.to_dicts(), "sweep": sweep.to_dicts() if sweep is not None else None}
+        document = results.document(info, date, command, rows)
         _write(args.json, json.dumps(document, indent=1) + "\n")
-    if args.csv:
-        _write(args.csv, table.to_csv() + (sweep.to_csv() if sweep is not None else ""))
+    if args.csv and table is not None:
+        _write(args.csv, table.to_csv())
     return 0
+
+
+def _header(info: dict, date: str) -> str:
+    major, minor = info["compute_capability"]
+    return (f"{info['name']} (compute capability {major}.{minor}, {info['multiprocessors']} SMs, "
+            f"{info['l2_cache_bytes'] / 2**20:.0f} MiB L2, theoretical {info['peak_bandwidth_bytes_per_s'] / 1e9:.0f} GB/s), "
+            f"driver {_cuda_version(info['driver_version'])}, runtime {_cuda_version(info['runtime_version'])}, {date}\n")
+
+
+def _clear(progress) -> None:
+    if progress is not None:
+        print("\r\033[K", end="", file=sys.stderr)
 
 
 def sweep_table(result: BenchResult) -> str:

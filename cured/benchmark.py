@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from . import _cured
+from .results import Row, version_subject
 
 #: Copies of a small input cover this many L2 caches (see the module's docstring).
 L2_COVER = 4
@@ -46,6 +47,9 @@ class BenchRow:
     speedup_vs_previous: float | None  #: the previous version's median time over this row's
     h2d_s: float | None  #: until the NumPy input's last chunk is on the device (median, device time; the reduction overlaps it)
     end_to_end_s: float | None  #: cured.sum on the NumPy input, wall clock (median)
+    end_to_end_min_s: float | None  #: its fastest run
+    end_to_end_max_s: float | None  #: its slowest run
+    end_to_end_repeats: int | None  #: its runs
     value: float | int  #: the sum the timed runs computed
 
 
@@ -64,6 +68,20 @@ class BenchResult(list):
         import pandas
 
         return pandas.DataFrame(self.to_dicts())
+
+    def to_rows(self, date: str) -> list[Row]:
+        """The rows in results' schema: each version's device time (measure "device"), and where
+        timed, the whole call on the NumPy array (measure "end_to_end")."""
+        rows = []
+        for r in self:
+            common = dict(device=r.device, date=date, dtype=r.dtype, n=r.n, subject=version_subject(r.version))
+            rows.append(Row(input="device", measure="device", metric="time", median=r.time_median_s,
+                            low=r.time_min_s, high=r.time_max_s, unit="s", repeats=r.repeats, **common))
+            if r.end_to_end_s is not None:
+                rows.append(Row(input="host", measure="end_to_end", metric="time", median=r.end_to_end_s,
+                                low=r.end_to_end_min_s, high=r.end_to_end_max_s, unit="s",
+                                repeats=r.end_to_end_repeats, **common))
+        return rows
 
     def to_csv(self) -> str:
         out = io.StringIO()
@@ -158,9 +176,9 @@ def bench(
             median = statistics.median(times)
             quartiles = statistics.quantiles(times, n=4) if len(times) > 1 else [median] * 3
             medians[v] = median
-            h2d = e2e = None
+            h2d, walls = None, []
             if end_to_end:
-                h2d, e2e = _end_to_end(x, v, end_to_end_repeats)
+                h2d, walls = _end_to_end(x, v, end_to_end_repeats)
             rows.append(BenchRow(
                 device=info["name"], dtype=str(x.dtype), n=n, bytes=x.nbytes, version=v,
                 name=registry[v].name if v != "cub" else "CUB DeviceReduce::Sum",
@@ -169,14 +187,16 @@ def bench(
                 bandwidth_gbs=x.nbytes / median / 1e9, peak_fraction=x.nbytes / median / info["peak_bandwidth_bytes_per_s"],
                 speedup_vs_v0=medians[0] / median if 0 in medians else None,
                 speedup_vs_previous=previous / median if previous is not None and v != "cub" else None,
-                h2d_s=h2d, end_to_end_s=e2e, value=run["value"].item()))
+                h2d_s=h2d, end_to_end_s=statistics.median(walls) if walls else None,
+                end_to_end_min_s=min(walls) if walls else None, end_to_end_max_s=max(walls) if walls else None,
+                end_to_end_repeats=len(walls) if walls else None, value=run["value"].item()))
             if v != "cub":
                 previous = median
     return BenchResult(rows, info)
 
 
-def _end_to_end(x: np.ndarray, version: int | str, repeats: int) -> tuple[float, float]:
-    """Median copy time (device time, SumTiming.h2d_s) and median wall time of cured.sum(x)."""
+def _end_to_end(x: np.ndarray, version: int | str, repeats: int) -> tuple[float, list[float]]:
+    """Median copy time (device time, SumTiming.h2d_s) and the wall times of cured.sum(x)."""
     from . import sum as cured_sum
 
     cured_sum(x, version=version)  # warm
@@ -186,4 +206,4 @@ def _end_to_end(x: np.ndarray, version: int | str, repeats: int) -> tuple[float,
         _, timings = cured_sum(x, version=version, timing=True)
         wall.append(time.perf_counter() - start)
         h2d.append(timings.h2d_s)
-    return statistics.median(h2d), statistics.median(wall)
+    return statistics.median(h2d), wall

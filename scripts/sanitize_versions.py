@@ -5,7 +5,8 @@ checks each result against the CPU order model. Meant to run under compute-sanit
 
 Each case runs through the paths that launch kernels differently: host input in one chunk and in
 many small chunks over several lanes (concurrent launches sharing V9's ticket), and, where CuPy is
-installed, device input read in place, misaligned, and strided (the gather kernel's copy).
+installed, device input read in place, misaligned, and strided (the gather kernel's copy), and
+summed into a device out= element (queued, then read), aligned and not.
 """
 import sys
 
@@ -46,6 +47,11 @@ def runs(x, version):
         raw = cupy.zeros(x.nbytes + 8, dtype=cupy.uint8)
         raw[1:1 + x.nbytes] = d.view(cupy.uint8)
         yield "device misaligned", lambda: cured.sum(raw[1:1 + x.nbytes].view(x.dtype), version=version)
+        result = cured.sum(x, version=version, device="cpu").dtype
+        slots = cupy.zeros(2 * result.itemsize + 1, dtype=cupy.uint8)
+        aligned, offset = slots[:result.itemsize].view(result)[0], slots[result.itemsize + 1:].view(result)[0]
+        for label, out in [("device out=", aligned), ("device out= misaligned", offset)]:
+            yield label, lambda out=out: cured.sum(d, version=version, out=out).get()[()]
 
 
 def main(argv):

@@ -30,11 +30,15 @@ if NO_GPU_REASON is not None and os.environ.get("CURED_REQUIRE_GPU"):
 
 
 def pytest_report_header(config):
-    gpu = cured.device_info()["name"] if NO_GPU_REASON is None else NO_GPU_REASON
+    # device_name opens no context: the profiler tests, which run first, need the GPU free.
+    gpu = cured._cured.device_name() if NO_GPU_REASON is None else NO_GPU_REASON
     return [f"cured {cured.__version__}: random seed {SEED} (replay with CURED_TEST_SEED={SEED})", f"GPU: {gpu}"]
 
 
 def pytest_collection_modifyitems(config, items):
+    # Tests that start a GPU process of their own (ncu's child) go first, before this process opens
+    # a context: the lent GPUs run in exclusive-process mode.
+    items.sort(key=lambda item: "fresh_gpu" not in item.keywords)
     if NO_GPU_REASON is None:
         return
     skip = pytest.mark.skip(reason=NO_GPU_REASON)

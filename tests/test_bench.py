@@ -15,7 +15,8 @@ def fake_row(version, n, median, **fields):
     values = dict(device="test", dtype="float32", n=n, bytes=4 * n, version=version, name=f"v{version}", repeats=3,
                   buffers=1, time_median_s=median, time_min_s=median, time_max_s=median, time_q1_s=median,
                   time_q3_s=median, bandwidth_gbs=4 * n / median / 1e9, peak_fraction=0.5, speedup_vs_v0=None,
-                  speedup_vs_previous=None, h2d_s=None, end_to_end_s=None, value=1.0)
+                  speedup_vs_previous=None, h2d_s=None, end_to_end_s=None, end_to_end_min_s=None,
+                  end_to_end_max_s=None, end_to_end_repeats=None, value=1.0)
     values.update(fields)
     return BenchRow(**values)
 
@@ -137,8 +138,23 @@ def test_main_writes_json_and_csv(tmp_path, capsys):
     path = tmp_path / "out.json"
     assert main(["--length", "100003", "--versions", "7,8,cub", "--repeats", "3", "--json", str(path), "--csv", "-"]) == 0
     captured = capsys.readouterr()
-    document = json.loads(path.read_text())
-    assert document["device"]["name"] == cured.device_info()["name"] and document["sweep"] is None
-    assert [row["version"] for row in document["table"]] == [7, 8, "cub"]
+    header, rows = cured.results.load(path)
+    assert header["device"]["name"] == cured.device_info()["name"]
+    assert [r.subject for r in rows if r.measure == "device"] == ["V7", "V8", "CUB"]
+    assert {r.measure for r in rows} == {"device", "end_to_end"} and all(r.n == 100003 for r in rows)
     assert captured.out.splitlines()[0].startswith("device,dtype,n")
     assert "CUB DeviceReduce::Sum" in captured.err  # the table goes to stderr when the CSV takes stdout
+
+
+@pytest.mark.gpu
+def test_main_latency_table(tmp_path, capsys):
+    path = tmp_path / "wall.json"
+    assert main(["--latency", "--lengths", "2^10,5000", "--latency-repeats", "20", "--latency-budget", "0.05",
+                 "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    _, rows = cured.results.load(path)
+    assert "| floor |" in out.replace("| length | floor |", "| floor |") and "t.sum().item()" in out
+    floor = [r for r in rows if r.subject == "floor"]
+    assert {r.n for r in floor} == {1024, 5000} and all(0 < r.low <= r.median <= r.high for r in rows)
+    cured_cupy = [r for r in rows if r.subject == "cured" and r.input == "cupy" and r.measure == "wall"]
+    assert all(c.median >= f.low for c, f in zip(cured_cupy, floor))  # nothing beats the floor

@@ -1,5 +1,8 @@
 """The GPU path as a long-running program sees it: threads, memory, failures."""
+import os
 import resource
+import signal
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -64,3 +67,59 @@ def test_main_prints_the_device_and_versions(capsys):
     assert cured.device_info()["name"] in out
     for v in cured.versions():
         assert v.name in out
+
+
+def test_threads_on_device_arrays_get_right_answers(seed):
+    """Concurrent device-array sums each take their own call slot (result and workspace)."""
+    cupy = pytest.importorskip("cupy", reason="CuPy makes the device arrays")
+    inputs = [random_array(seed + k, np.dtype(dtype), n)
+              for k, (dtype, n) in enumerate([("float32", 1 << 20), ("int16", 5000), ("float64", 777777)])]
+    devices = [cupy.asarray(x) for x in inputs]
+    expected = [cured.sum(x) for x in inputs]
+    outs = [[cupy.zeros((), e.dtype) for e in expected] for _ in range(8)]
+
+    def work(k):
+        i = k % len(inputs)
+        into = outs[k % 8][i]
+        cured.sum(devices[i], out=into)
+        return i, cured.sum(devices[i]), into
+
+    with ThreadPoolExecutor(8) as pool:
+        for i, got, into in pool.map(work, range(400)):
+            assert same_bits(got, expected[i])
+    cupy.cuda.Device().synchronize()
+    assert all(same_bits(o.get()[()], expected[i]) for row in outs for i, o in enumerate(row))
+
+
+def test_fork_child_gets_a_clear_error_not_a_hang(seed):
+    """A child forked after this process used the GPU cannot use CUDA: cured says so (CudaError) at
+    once; the CPU model still works there; the parent goes on working."""
+    x = random_array(seed, np.dtype("float32"), 100003)
+    expected = cured.sum(x)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return into pytest
+        code = 3
+        try:
+            try:
+                cured.sum(x)
+                code = 0 if same_bits(cured.sum(x), expected) else 4
+            except cured.CudaError:
+                code = 1
+            code = code if same_bits(cured.sum(x, device="cpu"), expected) else 5
+        finally:
+            os.write(write, bytes([code]))
+            os._exit(0)
+    os.close(write)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
+        time.sleep(0.05)
+    else:
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung")
+    code = os.read(read, 1)
+    os.close(read)
+    assert code in (b"\x00", b"\x01"), code  # works afresh, or a clear CudaError
+    assert same_bits(cured.sum(x), expected)

@@ -1,0 +1,230 @@
+"""The call as users time it: wall time of cured.sum against PyTorch, CuPy, JAX and NumPy.
+
+Each figure is time.perf_counter() around one call that returns the sum to Python, the median of up
+to `repeats` calls (at least MIN_REPEATS, within `budget_s` a subject) after a warm-up, on data
+already where the call finds it. Beside them, in the same run:
+  floor       one minimal kernel writing one value into pinned host memory, and the wait for it,
+              all from C (cured._cured.floor): what no call that returns a GPU result can beat;
+  host_async  the host time of a call that only queues the sum: cured.sum(x, out=device_element)
+              against torch.sum(t) with no .item();
+  end_to_end  cured.sum and numpy.sum on the same NumPy array in host memory.
+The device arrays are one buffer seen through each library (DLPack and the CUDA Array Interface
+share it), filled with standard-normal values on the GPU.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import _cured
+from .results import Row, markdown, timing_row, us
+
+MIN_REPEATS = 10
+WARMUP = 3
+#: host_async calls queued between two synchronisations (the queue must not fill up)
+ASYNC_BATCH = 100
+DEFAULT_LENGTHS = tuple(1 << k for k in range(10, 31, 2))
+
+
+class LatencyResult(list):
+    """A list of results.Row (measures wall, host_async and end_to_end) with a text table."""
+
+    def __init__(self, rows: Sequence[Row], missing: dict[str, str]):
+        super().__init__(rows)
+        self.missing = missing  #: library -> why it was not measured
+
+    def table(self) -> str:
+        return latency_tables(self) + "".join(f"\n{lib}: not measured ({why})" for lib, why in self.missing.items())
+
+
+def _optional(module: str) -> tuple[Any, str | None]:
+    try:
+        return importlib.import_module(module), None
+    except Exception as error:  # noqa: BLE001 - numba-cuda and jax raise more than ImportError
+        return None, f"{type(error).__name__}: {error}"
+
+
+class _CAI:
+    """Only a __cuda_array_interface__: the protocol any library can speak."""
+
+    def __init__(self, array):
+        self.__cuda_array_interface__ = array.__cuda_array_interface__
+
+
+def _wall(fn: Callable[[], Any], repeats: int, budget_s: float) -> list[float]:
+    for _ in range(WARMUP):
+        fn()
+    times: list[float] = []
+    deadline = time.perf_counter() + budget_s
+    while len(times) < repeats and (len(times) < MIN_REPEATS or time.perf_counter() < deadline):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _host_async(fn: Callable[[], Any], sync: Callable[[], Any], repeats: int, budget_s: float) -> list[float]:
+    """Host time of calls that only queue work: timed one by one, synchronised every ASYNC_BATCH."""
+    for _ in range(WARMUP):
+        fn()
+    sync()
+    times: list[float] = []
+    deadline = time.perf_counter() + budget_s
+    while len(times) < repeats and (len(times) < MIN_REPEATS or time.perf_counter() < deadline):
+        for _ in range(min(ASYNC_BATCH, repeats - len(times))):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        sync()
+    return times
+
+
+def latency(
+    lengths: Sequence[int] = DEFAULT_LENGTHS,
+    dtypes: Sequence[Any] = ("float32", "float64"),
+    repeats: int = 2000,
+    budget_s: float = 1.0,
+    host: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> LatencyResult:
+    """Wall times (results.Row, measures wall, host_async, end_to_end) on the current GPU.
+
+    Needs CuPy or PyTorch to hold the device data; measures every library of PyTorch, CuPy, JAX and
+    Numba that imports, and says which did not (LatencyResult.missing).
+    """
+    from . import device_info, sum as cured_sum  # the package imports this module
+
+    if repeats < MIN_REPEATS or budget_s <= 0:
+        raise ValueError(f"latency: repeats must be >= {MIN_REPEATS} and budget_s > 0")
+    # JAX takes 75% of the GPU's memory at its first call unless told not to.
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    libraries = {name: _optional(name) for name in ("cupy", "torch", "jax", "numba.cuda")}
+    missing = {name: why for name, (module, why) in libraries.items() if module is None}
+    cupy, torch, jax, numba_cuda = (libraries[k][0] for k in ("cupy", "torch", "jax", "numba.cuda"))
+    if cupy is None and torch is None:
+        raise RuntimeError("latency: needs CuPy or PyTorch for the device arrays (" + "; ".join(missing.values()) + ")")
+    if numba_cuda is not None and not numba_cuda.is_available():
+        missing["numba.cuda"], numba_cuda = "numba.cuda.is_available() is False", None
+    info = device_info()
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    rows: list[Row] = []
+
+    for dtype in map(np.dtype, dtypes):
+        for n in lengths:
+            if progress:
+                progress(f"{info['name']}: wall time, {n:,} {dtype}")
+
+            def row(subject, input, measure, seconds):
+                rows.append(timing_row(seconds=seconds, device=info["name"], date=date, dtype=str(dtype), n=n,
+                                       subject=subject, input=input, measure=measure))
+
+            if cupy is not None:
+                c = cupy.random.standard_normal(n, dtype=dtype)
+                t = torch.from_dlpack(c) if torch is not None else None
+            else:
+                t = torch.randn(n, dtype=getattr(torch, str(dtype)), device="cuda")
+                c = None
+            base = c if c is not None else t
+            inputs = {"cupy": c, "torch": t, "cai": _CAI(base)}
+            if jax is not None:
+                inputs["jax"] = jax.dlpack.from_dlpack(base)
+            if numba_cuda is not None:
+                inputs["numba"] = numba_cuda.as_cuda_array(base)
+            inputs = {k: v for k, v in inputs.items() if v is not None}
+
+            row("floor", "device", "wall", _cured.floor(_repeats_within(repeats, budget_s)))
+            for name, x in inputs.items():
+                row("cured", name, "wall", _wall(lambda x=x: cured_sum(x), repeats, budget_s))
+            if t is not None:
+                row("torch", "torch", "wall", _wall(lambda: t.sum().item(), repeats, budget_s))
+            if c is not None:
+                row("cupy", "cupy", "wall", _wall(lambda: float(c.sum()), repeats, budget_s))
+            if jax is not None:
+                import jax.numpy as jnp
+
+                row("jax", "jax", "wall", _wall(lambda: float(jnp.sum(inputs["jax"])), repeats, budget_s))
+
+            # Queued, not waited for: cured.sum into a device element against torch.sum.
+            if t is not None:
+                out_t = torch.empty((), dtype=t.dtype, device=t.device)
+                row("cured", "torch", "host_async", _host_async(lambda: cured_sum(t, out=out_t), torch.cuda.synchronize,
+                                                                repeats, budget_s))
+                row("torch", "torch", "host_async", _host_async(lambda: torch.sum(t), torch.cuda.synchronize,
+                                                                repeats, budget_s))
+            if c is not None:
+                out_c = cupy.empty((), dtype=dtype)
+                sync = cupy.cuda.get_current_stream().synchronize
+                row("cured", "cupy", "host_async", _host_async(lambda: cured_sum(c, out=out_c), sync, repeats, budget_s))
+
+            if host:
+                h = cupy.asnumpy(c) if c is not None else t.cpu().numpy()
+                row("cured", "host", "end_to_end", _wall(lambda: cured_sum(h), repeats, budget_s))
+                row("numpy", "host", "end_to_end", _wall(lambda: np.sum(h), repeats, budget_s))
+                del h
+            del inputs, base, c, t
+            if cupy is not None:
+                cupy.get_default_memory_pool().free_all_blocks()
+            if torch is not None:
+                torch.cuda.empty_cache()
+    return LatencyResult(rows, missing)
+
+
+def _repeats_within(repeats: int, budget_s: float) -> int:
+    """The floor's call count: as many as the others get, about (its calls take some 10 us)."""
+    return max(MIN_REPEATS, min(repeats, int(budget_s / 10e-6)))
+
+
+def latency_tables(rows: Sequence[Row]) -> str:
+    """The wall-time table (device inputs), the queued-call table and the host-input table, as Markdown."""
+    from .results import lookup, select
+
+    out = []
+    for dtype in dict.fromkeys(r.dtype for r in rows):
+        mine = select(rows, dtype=dtype)
+        lengths = sorted({r.n for r in mine})
+        device = mine[0].device
+        wall = select(mine, measure="wall")
+        cured_inputs = [i for i in ("cupy", "torch", "cai", "jax", "numba") if select(wall, subject="cured", input=i)]
+        others = [s for s in ("torch", "cupy", "jax") if select(wall, subject=s)]
+        header = ["length", "floor"] + [f"cured.sum({i})" for i in cured_inputs] + [_call(s) for s in others] + \
+                 ["cured(cupy) / floor", "best other / cured(cupy)" if "cupy" in cured_inputs else "best other / cured"]
+        lines = []
+        for n in lengths:
+            floor = lookup(wall, subject="floor", n=n)
+            cured = {i: lookup(wall, subject="cured", input=i, n=n) for i in cured_inputs}
+            other = {s: lookup(wall, subject=s, n=n) for s in others}
+            first = cured[cured_inputs[0]]
+            best = min((r.median for r in other.values() if r is not None), default=None)
+            lines.append([f"2^{n.bit_length() - 1}", us(floor.median if floor else None)]
+                         + [us(r.median if r else None) for r in cured.values()]
+                         + [us(r.median if r else None) for r in other.values()]
+                         + [f"{first.median / floor.median:.2f}" if floor and first else "",
+                            f"{best / first.median:.2f}" if best and first else ""])
+        out.append(f"Wall time of one call returning the sum (median us), {dtype}, {device}:\n\n" + markdown(header, lines))
+
+        queued = select(mine, measure="host_async")
+        if queued:
+            subjects = list(dict.fromkeys((r.subject, r.input) for r in queued))
+            header = ["length"] + [f"{s}({i})" for s, i in subjects]
+            lines = [[f"2^{n.bit_length() - 1}"] + [us(getattr(lookup(queued, subject=s, input=i, n=n), "median", None))
+                                                   for s, i in subjects] for n in lengths]
+            out.append(f"Host time of a queued call, not waited for (median us), {dtype}: cured.sum(x, out=device "
+                       f"element) and torch.sum(t):\n\n" + markdown(header, lines))
+        host = select(mine, measure="end_to_end")
+        if host:
+            lines = []
+            for n in lengths:
+                c, p = lookup(host, subject="cured", n=n), lookup(host, subject="numpy", n=n)
+                lines.append([f"2^{n.bit_length() - 1}", us(c.median if c else None), us(p.median if p else None),
+                              f"{p.median / c.median:.2f}" if c and p else ""])
+            out.append(f"From a NumPy array in host memory (median us), {dtype}:\n\n"
+                       + markdown(["length", "cured.sum", "numpy.sum", "numpy / cured"], lines))
+    return "\n\n".join(out) + "\n"
+
+
+def _call(subject: str) -> str:
+    return {"torch": "t.sum().item()", "cupy": "float(c.sum())", "jax": "float(jnp.sum(j))"}[subject]

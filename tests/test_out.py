@@ -1,0 +1,154 @@
+"""out=: a NumPy out works as numpy.sum's; a device out receives the sum on the device in stream
+order, without a host wait, and is returned. Bad outs are refused before anything runs."""
+import numpy as np
+import pytest
+
+import cured
+from reference import random_array, same_bits
+
+
+class CAI:
+    """Only a __cuda_array_interface__ (no device needed to read it)."""
+
+    def __init__(self, **fields):
+        self.__cuda_array_interface__ = dict(dict(version=3, typestr="<f4", shape=(), data=(1 << 40, False),
+                                                  strides=None, stream=None), **fields)
+
+
+def test_numpy_out_is_filled_and_returned(seed):
+    x = random_array(seed, np.dtype("float32"), 10007)
+    out = np.zeros((), np.float32)
+    assert cured.sum(x, device="cpu", out=out) is out and same_bits(out[()], cured.sum(x, device="cpu"))
+
+
+@pytest.mark.parametrize("in_dtype, out_dtype", [
+    ("float32", "float64"), ("float32", "int64"), ("float64", "float32"), ("int16", "int32"), ("int8", "int8"),
+    ("uint8", "int16"), ("int64", "float64"), ("bool", "int64"), ("float16", "float16"), ("uint32", "uint64"),
+])
+def test_numpy_out_matches_numpy(seed, in_dtype, out_dtype):
+    """An integer sum equals numpy.sum's exactly; a float one NumPy's within the rounding of order."""
+    x = random_array(seed, np.dtype(in_dtype), 10007)
+    # Small integer values: every order of addition gives the same float sum.
+    x = (x * 8).round() if x.dtype.kind == "f" else (x % 100).astype(x.dtype) if x.dtype.kind in "iu" else x
+    got, want = np.zeros((), out_dtype), np.zeros((), out_dtype)
+    cured.sum(x, device="cpu", out=got)
+    np.sum(x, out=want)
+    assert got.dtype == want.dtype and got[()] == want[()], (got, want)
+
+
+def test_numpy_out_with_dtype_casts_same_kind(seed):
+    x = random_array(seed, np.dtype("int16"), 999)
+    wide = np.zeros((), np.float64)
+    cured.sum(x, dtype=np.int64, device="cpu", out=wide)  # int64 into float64: same_kind
+    assert wide[()] == np.sum(x, dtype=np.int64)
+    with pytest.raises(TypeError):
+        cured.sum(x.astype(np.float32), dtype=np.float64, device="cpu", out=np.zeros((), np.int64))
+
+
+def test_read_only_numpy_out():
+    out = np.zeros((), np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        cured.sum(np.ones(3, np.float32), device="cpu", out=out)
+
+
+@pytest.mark.parametrize("out, error, words", [
+    ([0.0], TypeError, "out= must be a NumPy array or a device array"),
+    (3.0, TypeError, "out= must be a NumPy array or a device array"),
+    (CAI(), ValueError, "needs a device array to sum"),
+])
+def test_device_out_needs_device_input(out, error, words):
+    with pytest.raises(error, match=words):
+        cured.sum(np.ones(4, np.float32), out=out)
+
+
+def test_device_out_refuses_cpu_and_timing():
+    with pytest.raises(ValueError, match="device='gpu'"):
+        cured.sum(np.ones(4, np.float32), device="cpu", out=CAI())
+    with pytest.raises(ValueError, match="timing=True"):
+        cured.sum(np.ones(4, np.float32), timing=True, out=CAI())
+
+
+@pytest.mark.parametrize("fields, error, words", [
+    (dict(shape=(2,)), ValueError, "exactly one element"),
+    (dict(data=(1 << 40, True)), ValueError, "read-only"),
+    (dict(typestr="<f8"), TypeError, "out= has dtype float64 but the sum's result is float32"),
+    (dict(typestr="<c8"), TypeError, "complex"),
+])
+def test_bad_device_out_is_refused_before_any_cuda_call(fields, error, words):
+    """A CUDA Array Interface input and out= give their dtypes and shapes without the GPU: these
+    errors come before any CUDA call (so also here, without a GPU)."""
+    with pytest.raises(error, match=words):
+        cured.sum(CAI(shape=(100,)), dtype=np.float32, out=CAI(**fields))
+
+
+# ---- on the GPU -----------------------------------------------------------------------------------
+
+def need(module):
+    try:
+        return __import__(module)
+    except ImportError as error:
+        pytest.skip(f"{module} is not installed ({error})")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("version", [0, 3, 8, 9, "cub"])
+def test_device_out_gets_the_bits_of_the_scalar(seed, dtype, version):
+    cupy = need("cupy")
+    x = random_array(seed, np.dtype(dtype), 300007)
+    expected = cured.sum(x, version=version)
+    d = cupy.asarray(x)
+    out = cupy.full((), 7, dtype=expected.dtype)
+    assert cured.sum(d, version=version, out=out) is out
+    assert same_bits(out.get()[()], expected)
+    empty = cupy.full((1,), 7, dtype=expected.dtype)  # a one-element out of any shape
+    cured.sum(d[:0], version=version, out=empty)
+    assert empty.get()[0] == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("offset", [1, 2, 4])
+def test_misaligned_device_out(seed, offset):
+    cupy = need("cupy")
+    x = random_array(seed, np.dtype("float64"), 100003)
+    raw = cupy.zeros(16, dtype=cupy.uint8)
+    out = raw[offset:offset + 8].view(cupy.float64)
+    cured.sum(cupy.asarray(x), out=out)
+    assert same_bits(out.get()[0], cured.sum(x)) and int(raw[:offset].sum()) == 0
+
+
+@pytest.mark.gpu
+def test_torch_out_and_dtype_from_out(seed):
+    torch = need("torch")
+    x = random_array(seed, np.dtype("float32"), 2**20 + 3)
+    t = torch.from_numpy(x).cuda()
+    out = torch.zeros((), dtype=torch.float64, device="cuda")
+    cured.sum(t, out=out)  # NumPy's rule: without dtype=, out's dtype is the accumulator
+    assert same_bits(np.float64(out.item()), cured.sum(x, dtype=np.float64))
+    with pytest.raises(TypeError, match="out= has dtype float64"):
+        cured.sum(t, dtype=np.float32, out=out)
+    with pytest.raises(ValueError, match="exactly one element"):
+        cured.sum(t, out=torch.zeros(2, device="cuda"))
+
+
+@pytest.mark.gpu
+def test_device_out_is_ordered_between_producer_and_consumer(seed):
+    """On a busy non-default stream: the sum waits for the producer's write before it, and the
+    consumer's read after it sees the sum; the call itself does not wait."""
+    cupy = need("cupy")
+    spin = cupy.RawKernel(r'''extern "C" __global__ void spin(long long cycles) {
+        long long start = clock64(); while (clock64() - start < cycles) {} }''', "spin")
+    new = random_array(seed, np.dtype("float32"), 2**22)
+    d, d_new = cupy.zeros(2**22, cupy.float32), cupy.asarray(new)
+    out, copy = cupy.zeros((), cupy.float32), cupy.zeros((), cupy.float32)
+    cupy.cuda.Device().synchronize()
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        spin((1,), (1,), (np.int64(200_000_000),))  # about 100 ms
+        d[...] = d_new
+        cured.sum(d, out=out)
+        pending = not stream.done  # the call returned while the spin still ran
+        copy[...] = out
+    stream.synchronize()
+    assert pending and same_bits(copy.get()[()], cured.sum(new))

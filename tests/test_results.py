@@ -1,0 +1,66 @@
+"""The one schema of results/: rows, files, and the tables README and the notebook draw from them."""
+import json
+from pathlib import Path
+
+import pytest
+
+from cured import results
+from cured.results import Row, timing_row
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def row(**changes):
+    fields = dict(device="GPU X", date="2026-11-21 12:00 UTC", dtype="float32", n=1024, subject="V9", input="device",
+                  measure="device", metric="time", median=2e-6, low=1e-6, high=3e-6, unit="s", repeats=3)
+    fields.update(changes)
+    return Row(**fields)
+
+
+def test_timing_row_takes_median_and_spread():
+    r = timing_row(seconds=[3.0, 1.0, 2.0, 10.0], device="d", date="t", dtype="float64", n=5, subject="cured",
+                   input="cupy", measure="wall")
+    assert (r.median, r.low, r.high, r.repeats, r.unit, r.metric) == (2.5, 1.0, 10.0, 4, "s", "time")
+    with pytest.raises(ValueError, match="no runs"):
+        timing_row(seconds=[], device="d", date="t", dtype="f", n=1, subject="s", input="i", measure="wall")
+
+
+def test_unknown_measure_is_refused():
+    with pytest.raises(ValueError, match="measure"):
+        row(measure="speed")
+
+
+def test_files_round_trip(tmp_path):
+    rows = [row(), row(subject="CUB", median=4e-6), row(measure="counter", metric="dram_throughput", unit="%",
+                                                         median=81.5, low=81.5, high=81.5, repeats=1)]
+    path = results.write(tmp_path / "x.json", {"name": "GPU X"}, "2026-11-21 12:00 UTC", "python -m cured --record", rows)
+    header, loaded = results.load(path)
+    assert loaded == rows and header["schema"] == results.SCHEMA and header["device"]["name"] == "GPU X"
+    (tmp_path / "old.json").write_text(json.dumps({"device": {}, "table": []}))
+    with pytest.raises(ValueError, match="not a cured-results"):
+        results.load(tmp_path / "old.json")
+
+
+def test_select_and_lookup():
+    rows = [row(n=1024), row(n=2048), row(n=2048, subject="CUB")]
+    assert results.select(rows, n=2048) == rows[1:]
+    assert results.select(rows, subject=("V9", "CUB"), n=2048) == rows[1:]
+    assert results.lookup(rows, subject="CUB").n == 2048 and results.lookup(rows, subject="V0") is None
+    with pytest.raises(ValueError, match="2 rows"):
+        results.lookup(rows, n=2048)
+
+
+def test_device_slug_and_markdown():
+    assert results.device_slug("NVIDIA H100 80GB HBM3") == "NVIDIA_H100_80GB_HBM3"
+    assert results.markdown(["a", "b"], [[1, 2]]).splitlines() == ["| a | b |", "| --- | ---: |", "| 1 | 2 |"]
+    assert results.us(12.34e-6) == "12.3" and results.us(1234.5e-6) == "1,234" and results.us(None) == ""
+
+
+def test_every_committed_results_file_has_the_schema():
+    files = sorted(RESULTS.glob("*.json"))
+    assert files, "results/ holds no measurements"
+    for path in files:
+        header, rows = results.load(path)
+        assert rows and all(r.device == header["device"]["name"] for r in rows), path
+        assert path.stem == results.device_slug(header["device"]["name"]), path
+        assert {r.measure for r in rows} >= {"device", "wall", "counter"}, path
