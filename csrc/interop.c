@@ -8,7 +8,11 @@
  * `__dlpack_device__()` where the array is, then calls `__dlpack__(stream=S, max_version=(1, 1))`
  * with its own stream S; the producer orders its pending work before S and returns a capsule named
  * "dltensor_versioned" (DLPack 1.x) or "dltensor" (older producers, which also reject max_version).
- * The consumer renames the capsule "used_..." and, once done, calls the tensor's deleter. */
+ * The consumer renames the capsule "used_..." and, once done, calls the tensor's deleter.
+ *
+ * An array that offers both is read through its CUDA Array Interface when that is version 3 (its
+ * stream is the one the caller's next work goes on, so the sum there is ordered before it), else
+ * through DLPack. */
 #include "interop.h"
 
 #include <string.h>
@@ -302,19 +306,36 @@ static int optional_attr(PyObject *obj, const char *name, PyObject **value) {
 }
 
 int device_array_find(PyObject *obj, device_array *array) {
-    PyObject *dlpack_device, *iface;
+    PyObject *dlpack_device, *iface = NULL;
     memset(array, 0, sizeof *array);
     array->device = -1;
     if (PyArray_Check(obj)) return 0;
     const int has_dlpack_device = optional_attr(obj, "__dlpack_device__", &dlpack_device);
     if (has_dlpack_device < 0) return -1;
     Py_XDECREF(dlpack_device);
-    if (has_dlpack_device && PyObject_HasAttrString(obj, "__dlpack__")) return find_dlpack(obj, array);
+    const int has_dlpack = has_dlpack_device && PyObject_HasAttrString(obj, "__dlpack__");
+    /* A CUDA Array Interface 3 names the stream the producer's work is on, so the sum runs there and
+     * is ordered before the caller's next work on it, which DLPack cannot say: it comes first. An
+     * object that refuses its interface (PyTorch, for a tensor that requires grad) but speaks DLPack
+     * is asked through DLPack, whose refusal then passes through. */
     const int has_iface = optional_attr(obj, "__cuda_array_interface__", &iface);
-    if (has_iface <= 0) return has_iface;
-    const int read = read_cuda_array_interface(iface, array);
-    Py_DECREF(iface);
-    return read < 0 ? -1 : 1;
+    if (has_iface < 0) {
+        if (!has_dlpack) return -1;
+        PyErr_Clear();
+    }
+    if (has_iface > 0) {
+        PyObject *version = PyDict_Check(iface) ? PyDict_GetItemString(iface, "version") : NULL;
+        int overflow = 0;
+        const long number = version != NULL && PyLong_Check(version) ? PyLong_AsLongAndOverflow(version, &overflow) : 0;
+        const int v3 = overflow > 0 || number >= 3; /* a version too new is refused by the reader */
+        if (v3 || !has_dlpack) {
+            const int read = read_cuda_array_interface(iface, array);
+            Py_DECREF(iface);
+            return read < 0 ? -1 : 1;
+        }
+        Py_DECREF(iface);
+    }
+    return has_dlpack ? find_dlpack(obj, array) : 0;
 }
 
 cudaError_t device_array_locate(device_array *array) {

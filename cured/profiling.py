@@ -74,7 +74,12 @@ class ProfileError(RuntimeError):
 
 def find_ncu() -> str:
     """The ncu executable: $NCU, PATH, the CUDA toolkit ($CUDA_HOME, /usr/local/cuda), /opt/nvidia."""
-    candidates = [os.environ.get("NCU"), shutil.which("ncu")]
+    chosen = os.environ.get("NCU")
+    if chosen:  # an explicit choice is used or refused, never passed over
+        if os.path.isfile(chosen) and os.access(chosen, os.X_OK):
+            return chosen
+        raise ProfileError(f"NCU={chosen!r} is not an executable: point NCU at Nsight Compute's ncu")
+    candidates = [shutil.which("ncu")]
     for var in ("CUDA_HOME", "CUDA_PATH"):
         if os.environ.get(var):
             candidates.append(os.path.join(os.environ[var], "bin", "ncu"))

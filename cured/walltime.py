@@ -96,7 +96,7 @@ def latency(
     Needs CuPy or PyTorch to hold the device data; measures every library of PyTorch, CuPy, JAX and
     Numba that imports, and says which did not (LatencyResult.missing).
     """
-    from . import device_info, sum as cured_sum  # the package imports this module
+    from . import device_info  # the package imports this module
 
     if repeats < MIN_REPEATS or budget_s <= 0:
         raise ValueError(f"latency: repeats must be >= {MIN_REPEATS} and budget_s > 0")
@@ -112,6 +112,19 @@ def latency(
     info = device_info()
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     rows: list[Row] = []
+    if jax is not None:  # JAX makes float64 arrays float32 unless told otherwise; put it back after
+        x64 = jax.config.read("jax_enable_x64")
+        jax.config.update("jax_enable_x64", True)
+    try:
+        _measure(rows, lengths, dtypes, repeats, budget_s, host, progress, info, date, cupy, torch, jax, numba_cuda)
+    finally:
+        if jax is not None:
+            jax.config.update("jax_enable_x64", x64)
+    return LatencyResult(rows, missing)
+
+
+def _measure(rows, lengths, dtypes, repeats, budget_s, host, progress, info, date, cupy, torch, jax, numba_cuda):
+    from . import sum as cured_sum
 
     for dtype in map(np.dtype, dtypes):
         for n in lengths:
@@ -132,6 +145,8 @@ def latency(
             inputs = {"cupy": c, "torch": t, "cai": _CAI(base)}
             if jax is not None:
                 inputs["jax"] = jax.dlpack.from_dlpack(base)
+                if inputs["jax"].dtype != dtype:
+                    raise RuntimeError(f"latency: JAX made a {inputs['jax'].dtype} array of {dtype} data")
             if numba_cuda is not None:
                 inputs["numba"] = numba_cuda.as_cuda_array(base)
             inputs = {k: v for k, v in inputs.items() if v is not None}
@@ -170,7 +185,6 @@ def latency(
                 cupy.get_default_memory_pool().free_all_blocks()
             if torch is not None:
                 torch.cuda.empty_cache()
-    return LatencyResult(rows, missing)
 
 
 def _repeats_within(repeats: int, budget_s: float) -> int:

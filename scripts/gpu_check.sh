@@ -9,6 +9,12 @@ LOG_DIR=${LOG_DIR:-build/gpu_check}
 mkdir -p "$LOG_DIR"
 PYTHON=${PYTHON:-python3}
 
+# Python packages the machine lacks (Jupyter, for the notebook test), carried as wheels in .whl/.
+if compgen -G ".whl/*.whl" >/dev/null; then
+    "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+
 if [ -z "${CURED_CUDA_ARCHS:-}" ]; then
     CURED_CUDA_ARCHS=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '.[:space:]')
     export CURED_CUDA_ARCHS
