@@ -8,6 +8,11 @@
 //
 // Napkin math: 4 bytes in (float32), but each block also writes and rereads 256 accumulators in
 // global memory log2(256) = 8 times: far more traffic than the input itself.
+//
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// H100's counters in results/ agree): divergent branches 6.18 million, warp efficiency 86.9% (the idle
+// threads of each step); 85.1% of its L2 sectors hit, because the scratch traffic stays in the L2
+// cache, so DRAM sees little more than the input (13.9% of peak); 8.73 warp instructions an element.
 #include "common.cuh"
 
 template <class In, class Acc>

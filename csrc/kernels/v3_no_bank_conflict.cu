@@ -6,6 +6,10 @@
 // i + blockDim/2 first), so float results differ from V0 to V2 in the last bits.
 //
 // Left to fix: half the threads are idle from the very first step, after doing nothing but a load.
+//
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// H100's counters in results/ agree): 207 -> 164 us. Bank conflicts fall from 14.2
+// million to 0.17 million, warp instructions an element from 4.37 to 3.37.
 #include "common.cuh"
 
 template <class In, class Acc>

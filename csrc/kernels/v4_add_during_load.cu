@@ -3,6 +3,10 @@
 // What changed from V3: each block covers 2 x blockDim elements and each thread adds two of them,
 // blockDim apart, while loading into shared memory. That first addition used to be the tree's first
 // step, where half the threads idled; now every thread does it, and there are half as many blocks.
+//
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// H100's counters in results/ agree): 164 -> 90 us. Warp instructions an element fall
+// from 3.37 to 1.85 and DRAM throughput rises from 17.4% to 31.6% of peak.
 #include "common.cuh"
 
 template <class In, class Acc>

@@ -4,6 +4,10 @@
 // needs no block-wide barrier. The loop stops at s > 32 and the first warp finishes the last six
 // steps in cured::warp_reduce_shared (last_warp.cuh), unrolled, with __syncwarp between steps instead
 // of __syncthreads. Same pairs as V4, same bits.
+//
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// H100's counters in results/ agree): 90 -> 70 us. The share of warp cycles stalled
+// at a barrier falls from 14.4% to 10.9%, warp instructions an element from 1.85 to 1.05.
 #include "common.cuh"
 #include "last_warp.cuh"
 

@@ -3,6 +3,10 @@
 // What changed from V5: the block size is a template parameter, so the loop's bounds are known at
 // compile time and `#pragma unroll` turns it into straight-line code: no loop counter, no compare,
 // no branch back. Same pairs as V5, same bits.
+//
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// H100's counters in results/ agree): 70 -> 64 us. Warp instructions an element fall
+// from 1.05 to 0.785 (the loop's counter, compare and branch are gone); barrier stalls stay at 11.6%.
 #include "common.cuh"
 #include "last_warp.cuh"
 

@@ -5,6 +5,11 @@
 // moves a register from lane tid + offset to lane tid directly: no shared-memory traffic and no
 // __syncwarp between steps, since the shuffle itself synchronises the lanes named in its mask. The
 // pairs are V7's, so the bits are V7's.
+//
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// H100's counters in results/ agree): 47.1 -> 47.7 us, no gain: warp
+// instructions an element 0.291 -> 0.289, and 85.7% of warp cycles still wait on a global load. The
+// last warp was never the limit; memory latency is (V9).
 #include "common.cuh"
 
 template <class Acc>
