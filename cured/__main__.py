@@ -96,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
             sweep_dtypes = ("float32", "float64") if args.record else (args.dtype,) if args.sweep else ()
             max_log2 = RECORD_SWEEP_MAX_LOG2 if args.record else args.max_log2
             for dtype in sweep_dtypes:
-                sweep = cured.bench(lengths=[1 << k for k in range(10, max_log2 + 1)], dtype=dtype, end_to_end=False,
-                                    progress=show, **common)
+                lengths = [1 << k for k in range(10, max_log2 + 1)]
+                if args.record and dtype == args.dtype:  # the table measured that point: one row a point in the file
+                    lengths = [n for n in lengths if n != args.length]
+                sweep = cured.bench(lengths=lengths, dtype=dtype, end_to_end=False, progress=show, **common)
                 _clear(show)
                 rows += sweep.to_rows(date)
                 say(sweep_table(sweep))
