@@ -218,8 +218,9 @@ def profile(
         keep = Path(csv_dir) / f"ncu_{subject}_{dtype}_{n}.csv" if csv_dir is not None else None
         info, kernels = profile_version(version, n, dtype, ncu, keep)
         names[subject] = [k["Kernel Name"] for k in kernels]
+        values = combine(kernels, n)
         for metric in METRICS:
-            value = combine(kernels, n)[metric.name]
+            value = values[metric.name]
             rows.append(Row(device=info["name"], date=date, dtype=dtype, n=n, subject=subject, input="device",
                             measure="counter", metric=metric.name, median=value, low=value, high=value,
                             unit=metric.unit, repeats=1))
