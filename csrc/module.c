@@ -275,6 +275,17 @@ static int check_out_element(const device_array *out, const sum_args *args) {
     return 0;
 }
 
+/* The dtypes of a device sum, from the input's dtype and dtype= (without it and with an out=, out's
+ * dtype, NumPy's rule), then out='s element checked against the result. Returns 0, or -1 with an
+ * exception set. */
+static int resolve_device_dtypes(const device_array *array, const device_array *out, PyArray_Descr *requested,
+                                 sum_args *args) {
+    if (resolve_dtypes(array->descr, requested != NULL || out == NULL ? requested : out->descr, args) < 0) return -1;
+    if (out != NULL && check_out_element(out, args) < 0) return -1;
+    args->resolved = 1;
+    return 0;
+}
+
 /* The sum of a device array, on its own device: into *value (waited for), or, with `out`, into that
  * device element (queued, not waited for). `requested` is dtype= (NULL: none; with out=, NumPy's
  * rule then takes out's dtype). Both arrays are found and located. Returns 0, or -1 with an
@@ -306,10 +317,7 @@ static int sum_device_array(PyObject *module, PyObject *input, device_array *arr
                                                                  : cudaStreamLegacy;
     if (device_array_import(input, array, stream) < 0) goto done;
     if (out != NULL && device_array_import(out_obj, out, stream) < 0) goto done;
-    if (!args->resolved) {
-        if (resolve_dtypes(array->descr, requested != NULL || out == NULL ? requested : out->descr, args) < 0) goto done;
-        if (out != NULL && check_out_element(out, args) < 0) goto done;
-    }
+    if (!args->resolved && resolve_device_dtypes(array, out, requested, args) < 0) goto done;
     status = cured_plan_make(&plan, args->version, args->in_dtype, args->acc, array->n, 0);
     if (status.code != cudaSuccess) goto cuda_failed;
     const int unit = device_array_copy_unit(array, cured_dtype_size(args->in_dtype));
@@ -398,11 +406,9 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
         /* A CUDA Array Interface gives its dtype now, so that a bad one (or a bad out=) is refused
          * before any CUDA call; DLPack gives it once imported (sum_device_array). */
         if (parse_version(version_obj, 1, &args.version) < 0) goto done;
-        if (!array.is_dlpack && (!has_out || !out.is_dlpack)) {
-            if (resolve_dtypes(array.descr, requested != NULL || !has_out ? requested : out.descr, &args) < 0) goto done;
-            if (has_out && check_out_element(&out, &args) < 0) goto done;
-            args.resolved = 1;
-        }
+        if (!array.is_dlpack && (!has_out || !out.is_dlpack) &&
+            resolve_device_dtypes(&array, has_out ? &out : NULL, requested, &args) < 0)
+            goto done;
         if (locate(module, &array) < 0 || (has_out && locate(module, &out) < 0)) goto done;
         if (sum_device_array(module, input, &array, out_obj, has_out ? &out : NULL, requested, &args, &value,
                              want_timing ? &timing : NULL) < 0)
