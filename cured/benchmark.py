@@ -69,9 +69,10 @@ class BenchResult(list):
 
         return pandas.DataFrame(self.to_dicts())
 
-    def to_rows(self, date: str) -> list[Row]:
+    def to_rows(self, date: str | None = None) -> list[Row]:
         """The rows in results' schema: each version's device time (measure "device"), and where
-        timed, the whole call on the NumPy array (measure "end_to_end")."""
+        timed, the whole call on the NumPy array (measure "end_to_end"). `date` defaults to now (UTC)."""
+        date = date or time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         rows = []
         for r in self:
             common = dict(device=r.device, date=date, dtype=r.dtype, n=r.n, subject=version_subject(r.version))

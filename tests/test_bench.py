@@ -31,6 +31,10 @@ def test_result_formats_without_a_gpu():
     sweep = sweep_table(rows).splitlines()
     assert sweep[1].split() == ["length", "V0", "CUB"]
     assert sweep[2].split() == ["2^10", "2.05", "4.1"] and sweep[3].split() == ["2^11", "2.05", "8.19"]
+    as_rows = rows.to_rows()
+    assert [(r.subject, r.n, r.measure, r.median) for r in as_rows[:2]] == [("V0", 1024, "device", 2e-6),
+                                                                            ("CUB", 1024, "device", 1e-6)]
+    assert as_rows[0].date.endswith("UTC") and rows.to_rows("d")[0].date == "d"
 
 
 @pytest.mark.parametrize("versions", [[10], ["CUB"], [True], [1.5]])
