@@ -13,6 +13,7 @@ share it), filled with standard-normal values on the GPU.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import time
@@ -96,7 +97,7 @@ def latency(
     Needs CuPy or PyTorch to hold the device data; measures every library of PyTorch, CuPy, JAX and
     Numba that imports, and says which did not (LatencyResult.missing).
     """
-    from . import device_info  # the package imports this module
+    from . import device_info, sum as cured_sum  # the package imports this module
 
     if repeats < MIN_REPEATS or budget_s <= 0:
         raise ValueError(f"latency: repeats must be >= {MIN_REPEATS} and budget_s > 0")
@@ -112,79 +113,83 @@ def latency(
     info = device_info()
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     rows: list[Row] = []
-    if jax is not None:  # JAX makes float64 arrays float32 unless told otherwise; put it back after
-        x64 = jax.config.read("jax_enable_x64")
-        jax.config.update("jax_enable_x64", True)
-    try:
-        _measure(rows, lengths, dtypes, repeats, budget_s, host, progress, info, date, cupy, torch, jax, numba_cuda)
-    finally:
-        if jax is not None:
-            jax.config.update("jax_enable_x64", x64)
+    with _jax_float64(jax):
+        for dtype in map(np.dtype, dtypes):
+            for n in lengths:
+                if progress:
+                    progress(f"{info['name']}: wall time, {n:,} {dtype}")
+
+                def row(subject, input, measure, seconds):
+                    rows.append(timing_row(seconds=seconds, device=info["name"], date=date, dtype=str(dtype), n=n,
+                                           subject=subject, input=input, measure=measure))
+
+                if cupy is not None:
+                    c = cupy.random.standard_normal(n, dtype=dtype)
+                    t = torch.from_dlpack(c) if torch is not None else None
+                else:
+                    t = torch.randn(n, dtype=getattr(torch, str(dtype)), device="cuda")
+                    c = None
+                base = c if c is not None else t
+                inputs = {"cupy": c, "torch": t, "cai": _CAI(base)}
+                if jax is not None:
+                    inputs["jax"] = jax.dlpack.from_dlpack(base)
+                    if inputs["jax"].dtype != dtype:
+                        raise RuntimeError(f"latency: JAX made a {inputs['jax'].dtype} array of {dtype} data")
+                if numba_cuda is not None:
+                    inputs["numba"] = numba_cuda.as_cuda_array(base)
+                inputs = {k: v for k, v in inputs.items() if v is not None}
+
+                row("floor", "device", "wall", _cured.floor(_repeats_within(repeats, budget_s)))
+                for name, x in inputs.items():
+                    row("cured", name, "wall", _wall(lambda x=x: cured_sum(x), repeats, budget_s))
+                if t is not None:
+                    row("torch", "torch", "wall", _wall(lambda: t.sum().item(), repeats, budget_s))
+                if c is not None:
+                    row("cupy", "cupy", "wall", _wall(lambda: float(c.sum()), repeats, budget_s))
+                if jax is not None:
+                    import jax.numpy as jnp
+
+                    row("jax", "jax", "wall", _wall(lambda: float(jnp.sum(inputs["jax"])), repeats, budget_s))
+
+                # Queued, not waited for: cured.sum into a device element against torch.sum.
+                if t is not None:
+                    out_t = torch.empty((), dtype=t.dtype, device=t.device)
+                    sync = torch.cuda.synchronize
+                    row("cured", "torch", "host_async",
+                        _host_async(lambda: cured_sum(t, out=out_t), sync, repeats, budget_s))
+                    row("torch", "torch", "host_async", _host_async(lambda: torch.sum(t), sync, repeats, budget_s))
+                if c is not None:
+                    out_c = cupy.empty((), dtype=dtype)
+                    sync = cupy.cuda.get_current_stream().synchronize
+                    row("cured", "cupy", "host_async",
+                        _host_async(lambda: cured_sum(c, out=out_c), sync, repeats, budget_s))
+
+                if host:
+                    h = cupy.asnumpy(c) if c is not None else t.cpu().numpy()
+                    row("cured", "host", "end_to_end", _wall(lambda: cured_sum(h), repeats, budget_s))
+                    row("numpy", "host", "end_to_end", _wall(lambda: np.sum(h), repeats, budget_s))
+                    del h
+                del inputs, base, c, t
+                if cupy is not None:
+                    cupy.get_default_memory_pool().free_all_blocks()
+                if torch is not None:
+                    torch.cuda.empty_cache()
+
     return LatencyResult(rows, missing)
 
 
-def _measure(rows, lengths, dtypes, repeats, budget_s, host, progress, info, date, cupy, torch, jax, numba_cuda):
-    from . import sum as cured_sum
-
-    for dtype in map(np.dtype, dtypes):
-        for n in lengths:
-            if progress:
-                progress(f"{info['name']}: wall time, {n:,} {dtype}")
-
-            def row(subject, input, measure, seconds):
-                rows.append(timing_row(seconds=seconds, device=info["name"], date=date, dtype=str(dtype), n=n,
-                                       subject=subject, input=input, measure=measure))
-
-            if cupy is not None:
-                c = cupy.random.standard_normal(n, dtype=dtype)
-                t = torch.from_dlpack(c) if torch is not None else None
-            else:
-                t = torch.randn(n, dtype=getattr(torch, str(dtype)), device="cuda")
-                c = None
-            base = c if c is not None else t
-            inputs = {"cupy": c, "torch": t, "cai": _CAI(base)}
-            if jax is not None:
-                inputs["jax"] = jax.dlpack.from_dlpack(base)
-                if inputs["jax"].dtype != dtype:
-                    raise RuntimeError(f"latency: JAX made a {inputs['jax'].dtype} array of {dtype} data")
-            if numba_cuda is not None:
-                inputs["numba"] = numba_cuda.as_cuda_array(base)
-            inputs = {k: v for k, v in inputs.items() if v is not None}
-
-            row("floor", "device", "wall", _cured.floor(_repeats_within(repeats, budget_s)))
-            for name, x in inputs.items():
-                row("cured", name, "wall", _wall(lambda x=x: cured_sum(x), repeats, budget_s))
-            if t is not None:
-                row("torch", "torch", "wall", _wall(lambda: t.sum().item(), repeats, budget_s))
-            if c is not None:
-                row("cupy", "cupy", "wall", _wall(lambda: float(c.sum()), repeats, budget_s))
-            if jax is not None:
-                import jax.numpy as jnp
-
-                row("jax", "jax", "wall", _wall(lambda: float(jnp.sum(inputs["jax"])), repeats, budget_s))
-
-            # Queued, not waited for: cured.sum into a device element against torch.sum.
-            if t is not None:
-                out_t = torch.empty((), dtype=t.dtype, device=t.device)
-                row("cured", "torch", "host_async", _host_async(lambda: cured_sum(t, out=out_t), torch.cuda.synchronize,
-                                                                repeats, budget_s))
-                row("torch", "torch", "host_async", _host_async(lambda: torch.sum(t), torch.cuda.synchronize,
-                                                                repeats, budget_s))
-            if c is not None:
-                out_c = cupy.empty((), dtype=dtype)
-                sync = cupy.cuda.get_current_stream().synchronize
-                row("cured", "cupy", "host_async", _host_async(lambda: cured_sum(c, out=out_c), sync, repeats, budget_s))
-
-            if host:
-                h = cupy.asnumpy(c) if c is not None else t.cpu().numpy()
-                row("cured", "host", "end_to_end", _wall(lambda: cured_sum(h), repeats, budget_s))
-                row("numpy", "host", "end_to_end", _wall(lambda: np.sum(h), repeats, budget_s))
-                del h
-            del inputs, base, c, t
-            if cupy is not None:
-                cupy.get_default_memory_pool().free_all_blocks()
-            if torch is not None:
-                torch.cuda.empty_cache()
+@contextlib.contextmanager
+def _jax_float64(jax: Any):
+    """JAX makes float64 arrays float32 unless x64 is on: on for the measurement, then as it was."""
+    if jax is None:
+        yield
+        return
+    x64 = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", x64)
 
 
 def _repeats_within(repeats: int, budget_s: float) -> int:
