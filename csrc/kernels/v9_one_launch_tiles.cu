@@ -44,10 +44,7 @@
 // keep more bytes in flight with fewer warps.
 #include <cuda/atomic>
 
-#include <atomic>
-#include <cstring>
-
-#include "common.cuh"
+#include "tiles.cuh"
 
 namespace {
 
@@ -103,45 +100,14 @@ __device__ __forceinline__ Acc thread_partials_sum(int64_t tiles, unsigned threa
     return sum;
 }
 
-// Loads the 16-byte vector at p into v, with one vector load where p is aligned.
-template <class In, bool Aligned, int V>
-__device__ __forceinline__ void load_vector(const In *p, In (&v)[V]) {
-    if constexpr (Aligned) {
-        const uint4 raw = *reinterpret_cast<const uint4 *>(p);
-        memcpy(v, &raw, sizeof raw);
-    } else {
-#pragma unroll
-        for (int j = 0; j < V; ++j) v[j] = p[j];
-    }
-}
-
-// One thread's share of one tile: its elements in (step, vector, element) order. All 8 loads of a
-// step are issued before the first addition; in the tile that holds the end of the input, a vector
-// that is not wholly inside is loaded element by element, zeros past the end.
+// One thread's share of one tile, its elements added in the walk's order into one accumulator that
+// starts from 0; zeros past the end of the input.
 template <class In, class Acc, bool Aligned>
 __device__ __forceinline__ Acc thread_tile_sum(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
                                                unsigned thread) {
-    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     Acc sum = Acc(0);
-    const bool whole = tile_begin + t.tile <= n;
-    for (int64_t s = 0; s < t.steps; ++s) {
-        const int64_t step_begin = tile_begin + s * t.step;
-        In v[kVectors][V];
-#pragma unroll
-        for (int u = 0; u < kVectors; ++u) {
-            const int64_t first = step_begin + (int64_t(u) * kThreads + thread) * V;
-            if (whole || first + V <= n) {
-                load_vector<In, Aligned>(in + first, v[u]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < V; ++j) v[u][j] = first + j < n ? in[first + j] : In{};
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < kVectors; ++u)
-#pragma unroll
-            for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[u][j]);
-    }
+    cured::for_tile_elements<kThreads, kVectors, In, Aligned>(
+        in, n, tile_begin, t, thread, In{}, [&](In x) { sum += cured::to_acc<Acc>(x); }, [] {});
     return sum;
 }
 
@@ -212,28 +178,10 @@ __global__ void __launch_bounds__(kThreads * kGroups) reduce_v9_few_tiles(const 
 // one; three were slower in 4 cases of 6 (docs/v9.md).
 constexpr int kWaves = 2;
 
-// V9's grid on the current GPU: kWaves waves of as many blocks of the kernel as fit an SM at once.
-// Cached per device and kernel.
-template <class In, class Acc, bool Aligned>
-cudaError_t grid_blocks(int64_t *blocks) {
-    static std::atomic<int64_t> cached[64];
-    int device, sms, per_sm;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    if (device < 64 && (*blocks = cached[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
-    if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return err;
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_v9<In, Acc, Aligned>, kThreads, 0);
-    if (err != cudaSuccess) return err;
-    *blocks = int64_t(kWaves) * sms * (per_sm < 1 ? 1 : per_sm);
-    if (device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
-    return cudaSuccess;
-}
-
 template <class In, class Acc> struct v9_launcher {
     static cudaError_t launch(const void *in, void *out, cured_span span, void *workspace, cudaStream_t stream) {
         const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), span.n);
-        const bool whole_tiles = span.first % t.tile == 0 && (span.count % t.tile == 0 || span.first + span.count == span.n);
-        if (span.count < 1 || !whole_tiles || span.first + span.count > span.n) return cudaErrorInvalidValue;
+        if (!cured::whole_tiles(span, t)) return cudaErrorInvalidValue;
         const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0;
         if (aligned && span.count == span.n && t.tiles <= kGroups && cured_test_grid() == 0) {
             reduce_v9_few_tiles<In, Acc><<<1, unsigned(t.tiles * kThreads), 0, stream>>>(
@@ -242,7 +190,8 @@ template <class In, class Acc> struct v9_launcher {
         }
         auto *kernel = aligned ? reduce_v9<In, Acc, true> : reduce_v9<In, Acc, false>;
         int64_t blocks;
-        const cudaError_t err = aligned ? grid_blocks<In, Acc, true>(&blocks) : grid_blocks<In, Acc, false>(&blocks);
+        const cudaError_t err = aligned ? cured::waves_grid<reduce_v9<In, Acc, true>>(kThreads, kWaves, &blocks)
+                                        : cured::waves_grid<reduce_v9<In, Acc, false>>(kThreads, kWaves, &blocks);
         if (err != cudaSuccess) return err;
         const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, blocks);
         kernel<<<unsigned(grid), kThreads, 0, stream>>>(static_cast<const In *>(in), static_cast<Acc *>(out),

@@ -1,0 +1,79 @@
+// tiles.cuh: how V9 and V10 walk the tiles of schedule TILES (cured.h): a thread's elements of a
+// tile, loaded 16 bytes at a time, and the grid sized from the GPU. What a version does with each
+// element is its own idea; the walk is shared.
+#pragma once
+
+#include <atomic>
+#include <cstring>
+
+#include "common.cuh"
+
+namespace cured {
+
+// Loads the 16-byte vector at p into v, with one vector load where p is aligned.
+template <class In, bool Aligned, int V>
+__device__ __forceinline__ void load_vector(const In *p, In (&v)[V]) {
+    if constexpr (Aligned) {
+        const uint4 raw = *reinterpret_cast<const uint4 *>(p);
+        memcpy(v, &raw, sizeof raw);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] = p[j];
+    }
+}
+
+// One thread's share of one tile: a tile is t.steps steps; in each, thread `thread` of `Threads`
+// loads vectors u = 0 .. Vectors - 1 at vector index (u * Threads + thread) of the step, so each
+// of a warp's loads covers 512 contiguous bytes. All loads of a step are issued before the first
+// element is used; then element(x) runs for each element in (vector, element) order, and
+// step_done() after the step. In the tile that holds the end of the input, a vector that is not
+// wholly inside is loaded element by element, `pad` past the end.
+template <int Threads, int Vectors, class In, bool Aligned, class Element, class StepDone>
+__device__ __forceinline__ void for_tile_elements(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
+                                                  unsigned thread, In pad, Element element, StepDone step_done) {
+    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
+    const bool whole = tile_begin + t.tile <= n;
+    for (int64_t s = 0; s < t.steps; ++s) {
+        const int64_t step_begin = tile_begin + s * t.step;
+        In v[Vectors][V];
+#pragma unroll
+        for (int u = 0; u < Vectors; ++u) {
+            const int64_t first = step_begin + (int64_t(u) * Threads + thread) * V;
+            if (whole || first + V <= n) {
+                load_vector<In, Aligned>(in + first, v[u]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < V; ++j) v[u][j] = first + j < n ? in[first + j] : pad;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < Vectors; ++u)
+#pragma unroll
+            for (int j = 0; j < V; ++j) element(v[u][j]);
+        step_done();
+    }
+}
+
+// A grid of `waves` waves of as many blocks of `Kernel` (launched with `threads` threads) as fit an
+// SM at once, on the current GPU. Cached per device and kernel.
+template <auto Kernel>
+cudaError_t waves_grid(int threads, int waves, int64_t *blocks) {
+    static std::atomic<int64_t> cached[64];
+    int device, sms, per_sm;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    if (device < 64 && (*blocks = cached[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
+    if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return err;
+    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0)) != cudaSuccess) return err;
+    *blocks = int64_t(waves) * sms * (per_sm < 1 ? 1 : per_sm);
+    if (device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
+    return cudaSuccess;
+}
+
+// Whether a launch's span is whole tiles of the input cut as t says (cured_span).
+inline bool whole_tiles(const cured_span &span, const cured_tiles &t) {
+    return span.count >= 1 && span.first % t.tile == 0 && span.first + span.count <= span.n &&
+           (span.count % t.tile == 0 || span.first + span.count == span.n);
+}
+
+}  // namespace cured
