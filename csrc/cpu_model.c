@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cured.h"
+#include "exact.h"
 
 /* IEEE half to float, exactly (every half is a float). */
 static float half_to_float(uint16_t h) {
@@ -65,14 +65,21 @@ static int tiles_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc
     return 0;
 }
 
-int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in,
-                  int64_t n, void *result) {
+int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, cured_dtype result_dtype,
+                  const void *in, int64_t n, void *result) {
     const model_pass_fn pass = acc == CURED_ACC_FLOAT32   ? model_pass_f32
                                : acc == CURED_ACC_FLOAT64 ? model_pass_f64
                                                           : model_pass_u64;
     const int64_t per_block = cured_elements_per_block(v);
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
     if (v->threads > CURED_MAX_THREADS || v->threads % 32 != 0) return -1;
+    if (v->tree == CURED_TREE_EXACT) {
+        cured_exact_state state;
+        memset(&state, 0, sizeof state);
+        cured_exact_add(&state, in_dtype, in, n);
+        cured_exact_result(&state, acc, result_dtype, result);
+        return 0;
+    }
     if (n == 0) return 0;
     if (v->schedule == CURED_TILES) return tiles_sum(v, in_dtype, acc, in, n, result);
 

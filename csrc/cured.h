@@ -65,6 +65,9 @@ cured_dtype cured_acc_dtype(cured_acc acc);
  * block to finish combines the partials in a fixed order. per_thread is the 16-byte vectors each
  * thread loads in one step of a tile.
  *
+ * Tree EXACT (V10): no rounding order at all. The tiles are V9's; each element's bits are kept
+ * exactly and the sum is rounded once (exact.h), so the result is the only correctly rounded one.
+ *
  * Tree order: the pairs the block's tree adds, which the CPU order model follows:
  *   INTERLEAVED  step s = 1, 2, 4, ...: s[i] += s[i + s] for i a multiple of 2s;
  *   SEQUENTIAL   step s = T/2, ..., 1:  s[i] += s[i + s] for i < s;
@@ -90,9 +93,11 @@ cured_dtype cured_acc_dtype(cured_acc acc);
     X(8, v8_warp_shuffle, "warp shuffle", CURED_PASSES, 256, 128, CURED_TREE_SEQUENTIAL,                        \
       "the last warp reduces in registers with __shfl_down_sync, not through shared memory")                   \
     X(9, v9_one_launch_tiles, "one launch, fixed tiles", CURED_TILES, 256, 8, CURED_TREE_WARPS,                 \
-      "16-byte loads, 8 in flight a thread, a grid sized to the GPU, tiles fixed by the length, one launch")
+      "16-byte loads, 8 in flight a thread, a grid sized to the GPU, tiles fixed by the length, one launch")    \
+    X(10, v10_exact, "exact", CURED_TILES, 256, 8, CURED_TREE_EXACT,                                           \
+      "every bit kept (floating bins in registers, an exact integer state beyond), rounded once: the true sum")
 
-typedef enum { CURED_TREE_INTERLEAVED, CURED_TREE_SEQUENTIAL, CURED_TREE_WARPS } cured_tree_order;
+typedef enum { CURED_TREE_INTERLEAVED, CURED_TREE_SEQUENTIAL, CURED_TREE_WARPS, CURED_TREE_EXACT } cured_tree_order;
 typedef enum { CURED_PASSES, CURED_TILES } cured_schedule;
 
 /* Compile-time shapes for the kernels: <symbol>_threads and <symbol>_per_thread. */
@@ -130,9 +135,12 @@ static inline cured_tiles cured_tiles_of(int threads, int per_thread, int item_s
 /* The input of one kernel launch: `count` elements, which are elements [first, first + count) of
  * a whole input of n elements. A PASSES launch reduces its `count` elements on their own (each pass
  * is an input of its own; first and n are not used). A TILES launch reads whole tiles of the whole
- * input's tiling: first is a multiple of the tile, and so is count unless the span ends the input. */
+ * input's tiling: first is a multiple of the tile, and so is count unless the span ends the input.
+ * `result` is for the EXACT tree only: the dtype whose precision its floating sum is rounded to
+ * (the accumulator's, or float16), or CURED_EXACT_STATE (exact.h) for the unrounded state. */
 typedef struct {
     int64_t first, count, n;
+    cured_dtype result;
 } cured_span;
 
 /* A version's kernel launch. PASSES: one pass, reducing span.count elements of `in` to one partial
@@ -174,9 +182,13 @@ static inline int64_t cured_elements_per_block(const cured_version *v) {
     return (int64_t)v->threads * v->per_thread;
 }
 
-/* TILES: the workspace is a ticket counter (unsigned int: the tiles done so far) at offset 0, then
- * the tiles' partial sums at offset CURED_TILES_PARTIALS_OFFSET. */
-#define CURED_TILES_PARTIALS_OFFSET 256
+/* TILES: the workspace is a header of CURED_TILES_HEADER_BYTES, then the tiles' partial sums. The
+ * header holds the ticket counter (unsigned int: the tiles done so far) at offset 0, and for the
+ * EXACT tree its flags at offset 4 and its state's limbs at CURED_TILES_EXACT_OFFSET. A fresh
+ * workspace's header is zeroed, and every run leaves it zero again. */
+#define CURED_TILES_HEADER_BYTES 1024
+#define CURED_TILES_EXACT_OFFSET 256
+#define CURED_TILES_PARTIALS_OFFSET CURED_TILES_HEADER_BYTES
 static inline size_t cured_tiles_workspace(int64_t tiles, int acc_size) {
     return CURED_TILES_PARTIALS_OFFSET + (size_t)tiles * (size_t)acc_size;
 }
@@ -226,7 +238,7 @@ static inline int64_t cured_unit(const cured_version *v, cured_dtype in_dtype, i
 }
 
 /* One reduction, ready to run: a version (or CUB when version is NULL), the input dtype, the
- * accumulator, the length, the largest piece one launch of the first stage is given, and the
+ * accumulator, the dtype an exact version rounds to (cured_span's `result`), the length, the largest piece one launch of the first stage is given, and the
  * device memory it needs. The first stage turns the input into partial sums (PASSES: the first
  * pass; TILES: the tiles' partials, and the last block's combination); the rest (PASSES: the later
  * passes) turns the partials into the result. */
@@ -234,6 +246,7 @@ typedef struct {
     const cured_version *version;
     cured_dtype in_dtype;
     cured_acc acc;
+    cured_dtype result;     /* the accumulator's dtype unless the caller sets float16 or CURED_EXACT_STATE */
     int64_t n;
     int64_t part;           /* the most elements one cured_plan_run_part is given */
     size_t workspace_bytes; /* shared by the whole sum: partials, V9's ticket, CUB's temporary storage,
@@ -282,7 +295,7 @@ typedef struct {
 } cured_timing;
 
 /* The whole sum of host memory `in` (plan->n elements) on the current GPU into *result (8 bytes:
- * int64, uint64, float or double), through pinned staging buffers, the copy overlapped with the
+ * int64, uint64, float or double; V10's state where the plan says, cured_plan_result_bytes), through pinned staging buffers, the copy overlapped with the
  * reduction (staged.c). The plan comes from cured_staged_plan. Fills *timing when it is not NULL.
  * Thread-safe; call it without the GIL. */
 cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
@@ -312,7 +325,7 @@ cudaError_t cured_gather(const void *src, void *dst, int item_size, int unit, co
                          cudaStream_t stream);
 
 /* The whole sum of device memory `d_in` (plan->n elements, on the current device) into *result on
- * the host (8 bytes), on `stream` of the current device, which the caller has ordered after the
+ * the host (8 bytes, or V10's state), on `stream` of the current device, which the caller has ordered after the
  * producer's work; waits for it (device_sum.c). With `strided`, d_in is laid out as it says and is
  * first copied into C order on the device (cured_gather, in units of `unit` bytes); with NULL it is
  * C-contiguous and read in place. Fills *timing (h2d and d2h 0: the last kernel writes the result
@@ -343,10 +356,11 @@ cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_
                                   int repeats, double *seconds, int64_t *buffers, void *result);
 
 /* The CPU order model: the same additions in the same order as cured_plan_run for a version, so
- * the same bits. Returns 0, or -1 when memory for the partial sums could not be had or the
- * version's block is larger than CUDA allows. */
-int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in,
-                  int64_t n, void *result);
+ * the same bits; for the EXACT tree, the exact sum (exact_cpu.c) rounded to `result` as a plan's
+ * span says. Returns 0, or -1 when memory for the partial sums could not be had or the version's
+ * block is larger than CUDA allows. */
+int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, cured_dtype result, const void *in,
+                  int64_t n, void *out);
 
 /* Device set-up shared by every GPU entry point, done once a device and process: checks that a
  * device is there and gives the current device's memory pool a release threshold that keeps freed

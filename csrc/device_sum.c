@@ -6,9 +6,9 @@
  *    mapped into the device's address space, so no copy is queued after it. (Issue 12 measured a
  *    minimal kernel and the wait at 10.5 us through CuPy, 17.2 us with a 4-byte copy instead.)
  *  - Memory: a call takes a "slot", kept between calls in a free list per device: the mapped
- *    result and a small device workspace, allocated once. V9's ticket counter sits at the start of
- *    the workspace; it is zeroed when the slot is made and every V9 run leaves it at 0 again, so no
- *    memset is queued. Other versions and CUB use the workspace past the ticket. Larger workspaces
+ *    result and a small device workspace, allocated once. The TILES header (V9's ticket, V10's
+ *    state) sits at the start of the workspace; it is zeroed when the slot is made and every run
+ *    leaves it zero again, so no memset is queued. Other versions and CUB use the workspace past it. Larger workspaces
  *    (passes at large lengths, CUB's) and the C-order copy of a strided array come from the
  *    stream-ordered pool, as before.
  *  - The stream: the caller's (module.c passes the producer's stream, or the legacy default stream
@@ -24,17 +24,21 @@
 #include <string.h>
 #include <time.h>
 
+#include "exact.h"
 #include "gpu_internal.h"
 
-/* The device workspace of a slot: V9's ticket and up to CURED_MAX_TILES partials of 8 bytes fit. */
+/* The device workspace of a slot: the TILES header and up to CURED_MAX_TILES partials of 8 bytes
+ * fit; the result: an accumulator or V10's state. */
 #define SLOT_WORKSPACE_BYTES ((size_t)64 << 10)
+#define SLOT_RESULT_BYTES ((size_t)1024)
+_Static_assert(sizeof(cured_exact_state) <= SLOT_RESULT_BYTES, "a slot's result holds V10's state");
 #define SLOT_DEVICES 64
 
 typedef struct slot {
     struct slot *next;
     void *result;      /* pinned host memory, mapped: the last kernel writes the sum here */
     void *result_dev;  /* its address on the device */
-    char *workspace;   /* device memory, SLOT_WORKSPACE_BYTES; V9's ticket (offset 0) is 0 */
+    char *workspace;   /* device memory, SLOT_WORKSPACE_BYTES; its TILES header is zero */
 } slot;
 
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,7 +52,7 @@ static void slot_destroy(slot *s) {
     free(s);
 }
 
-/* A slot of the current device: an idle one, or a new one (its ticket zeroed, synchronously). */
+/* A slot of the current device: an idle one, or a new one (its header zeroed, synchronously). */
 static cudaError_t slot_take(slot **taken) {
     int device;
     cudaError_t err = cudaGetDevice(&device);
@@ -62,10 +66,10 @@ static cudaError_t slot_take(slot **taken) {
     if (*taken != NULL) return cudaSuccess;
     slot *s = (slot *)calloc(1, sizeof *s);
     if (s == NULL) return cudaErrorMemoryAllocation;
-    if ((err = cudaHostAlloc(&s->result, CURED_ALIGN, cudaHostAllocMapped | cudaHostAllocPortable)) != cudaSuccess ||
+    if ((err = cudaHostAlloc(&s->result, SLOT_RESULT_BYTES, cudaHostAllocMapped | cudaHostAllocPortable)) != cudaSuccess ||
         (err = cudaHostGetDevicePointer(&s->result_dev, s->result, 0)) != cudaSuccess ||
         (err = cudaMalloc((void **)&s->workspace, SLOT_WORKSPACE_BYTES)) != cudaSuccess ||
-        (err = cudaMemset(s->workspace, 0, sizeof(unsigned))) != cudaSuccess) {
+        (err = cudaMemset(s->workspace, 0, CURED_TILES_HEADER_BYTES)) != cudaSuccess) {
         slot_destroy(s);
         return err;
     }
@@ -97,11 +101,11 @@ void cured_slots_forget(void) {
     memset(idle_slots, 0, sizeof idle_slots);
 }
 
-/* Where a plan's workspace goes in a slot: TILES from the start (the ticket), the others past the
- * ticket's bytes; NULL when the plan needs more than the slot has. */
+/* Where a plan's workspace goes in a slot: TILES from the start (the header), the others past the
+ * header, which they must leave zero; NULL when the plan needs more than the slot has. */
 static char *slot_workspace(const cured_plan *plan, const slot *s) {
     const int tiles = plan->version != NULL && plan->version->schedule == CURED_TILES;
-    const size_t offset = tiles ? 0 : CURED_ALIGN;
+    const size_t offset = tiles ? 0 : CURED_TILES_HEADER_BYTES;
     return plan->workspace_bytes <= SLOT_WORKSPACE_BYTES - offset ? s->workspace + offset : NULL;
 }
 
@@ -110,13 +114,13 @@ static char *slot_workspace(const cured_plan *plan, const slot *s) {
 cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, const cured_layout *strided, int unit,
                                    cudaStream_t stream, void *result, cured_timing *timing) {
     cured_cuda_status status = cured_ok;
-    const size_t acc_size = (size_t)cured_dtype_size(cured_acc_dtype(plan->acc));
+    const size_t result_bytes = cured_plan_result_bytes(plan);
     const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
     slot *s = NULL;
     char *mem = NULL; /* from the pool: the workspace if the slot's is too small, then the C-order copy */
     cudaEvent_t events[2] = {NULL, NULL}; /* before the reduction, after it */
 
-    memset(result, 0, 8);
+    memset(result, 0, result_bytes);
     if (timing != NULL) *timing = (cured_timing){0.0, 0.0, 0.0};
     if (plan->n == 0) return status; /* the sum of nothing: 0, and nothing to wait for */
     CURED_TRY("cudaHostAlloc, cudaMalloc (a call slot)", slot_take(&s));
@@ -148,7 +152,7 @@ done:
     /* Wait even after a failure, so that nothing still runs on memory this call gave back. */
     if (s != NULL) cured_keep_first(&status, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     if (status.code == cudaSuccess) {
-        memcpy(result, s->result, acc_size);
+        memcpy(result, s->result, result_bytes);
         if (timing != NULL) {
             float ms;
             cured_keep_first(&status, cudaEventElapsedTime(&ms, events[0], events[1]), "cudaEventElapsedTime");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exact.h"
 #include "gpu_internal.h"
 
 /* ---- the stream pool ------------------------------------------------------------------------- */
@@ -153,6 +154,7 @@ cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version
     plan->version = version;
     plan->in_dtype = in_dtype;
     plan->acc = acc;
+    plan->result = cured_acc_dtype(acc);
     plan->n = n;
     plan->part = part > 0 && part < n ? part : n;
     plan->workspace_bytes = 0;
@@ -190,15 +192,16 @@ done:
 cured_cuda_status cured_plan_init_workspace(const cured_plan *plan, void *workspace, cudaStream_t stream) {
     cured_cuda_status status = cured_ok;
     if (plan->version != NULL && plan->version->schedule == CURED_TILES)
-        CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(workspace, 0, sizeof(unsigned), stream)); /* the ticket */
+        CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(workspace, 0, CURED_TILES_HEADER_BYTES, stream));
 done:
     return status;
 }
 
-/* The sum of nothing, 0 in every accumulator, into *d_out. */
+/* The sum of nothing, 0 in every accumulator (and an empty exact state), into *d_out. */
 static cured_cuda_status write_zero(const cured_plan *plan, void *d_out, cudaStream_t stream) {
     cured_cuda_status status = cured_ok;
-    CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(d_out, 0, (size_t)cured_dtype_size(cured_acc_dtype(plan->acc)), stream));
+    CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(d_out, 0, plan->result == CURED_EXACT_STATE ? cured_plan_result_bytes(plan)
+                                                            : (size_t)cured_dtype_size(cured_acc_dtype(plan->acc)), stream));
 done:
     return status;
 }
@@ -207,7 +210,7 @@ cured_cuda_status cured_plan_run_part(const cured_plan *plan, const void *d_part
                                       void *d_out, void *workspace, void *scratch, cudaStream_t stream) {
     cured_cuda_status status = cured_ok;
     const cured_version *v = plan->version;
-    const cured_span span = {first, count, plan->n};
+    const cured_span span = {first, count, plan->n, plan->result};
     if (count == 0) return status;
     if (v->schedule == CURED_TILES) {
         CURED_TRY(v->symbol, v->launchers->fn[plan->in_dtype][plan->acc](d_part, d_out, span, workspace, stream));
@@ -239,7 +242,7 @@ cured_cuda_status cured_plan_finish(const cured_plan *plan, void *d_out, void *w
     for (int64_t count = cured_ceil_div(plan->n, per_block), pass = 1; count > 1; ++pass) {
         const int64_t blocks = cured_ceil_div(count, per_block);
         void *dst = blocks == 1 ? d_out : base + (pass % 2 == 0 ? layout.partials_a : layout.partials_b);
-        const cured_span span = {0, count, count};
+        const cured_span span = {0, count, count, plan->result};
         CURED_TRY(v->symbol, v->launchers->fn[cured_acc_dtype(plan->acc)][plan->acc](src, dst, span, scratch, stream));
         src = dst;
         count = blocks;

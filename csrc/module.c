@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "exact.h"
+
 typedef struct {
     PyObject *cuda_error; /* cured.CudaError */
 } module_state;
@@ -135,7 +137,12 @@ typedef struct {
     cured_dtype in_dtype, result_dtype;
     cured_acc acc;
     int resolved;             /* in_dtype, acc and result_dtype are set */
+    int state;                /* return V10's exact state (bytes), not the sum */
 } sum_args;
+
+/* What the plan's result is (cured_plan.result): the state, or the result dtype, to which an exact
+ * version rounds once (float16 input rounds to float16, not to float32 and then again). */
+static cured_dtype plan_result(const sum_args *args) { return args->state ? CURED_EXACT_STATE : args->result_dtype; }
 
 static void sum_args_clear(sum_args *args) { Py_CLEAR(args->array); }
 
@@ -174,6 +181,10 @@ static int resolve_dtypes(PyArray_Descr *descr, PyArray_Descr *requested, sum_ar
     const int dtype = dtype_of(descr);
     if (dtype < 0 || resolve_acc((cured_dtype)dtype, requested, &args->acc, &args->result_dtype) < 0) return -1;
     args->in_dtype = (cured_dtype)dtype;
+    if (args->state && !cured_dtype_is_float(args->result_dtype)) { /* V10's integer sums wrap; its state is exact */
+        args->acc = CURED_ACC_FLOAT64;
+        args->result_dtype = CURED_FLOAT64;
+    }
     if (args->version == NULL && args->acc != cured_default_acc(args->in_dtype)) {
         PyErr_Format(PyExc_TypeError, "cured.sum: version='cub' sums %s with NumPy's default accumulator only, "
                      "not dtype=%S", cured_dtype_name(args->in_dtype), requested);
@@ -228,12 +239,13 @@ static PyObject *result_scalar(const sum_args *args, const void *value) {
 
 /* ---- sum ------------------------------------------------------------------------------------- */
 
-/* The 8 bytes of an accumulator. */
+/* The 8 bytes of an accumulator, or V10's state. */
 typedef union {
     int64_t i64;
     uint64_t u64;
     float f32;
     double f64;
+    cured_exact_state state;
 } acc_value;
 
 /* Makes `waiter` wait for the work queued on `first` so far (nothing when they are one stream). */
@@ -320,6 +332,7 @@ static int sum_device_array(PyObject *module, PyObject *input, device_array *arr
     if (!args->resolved && resolve_device_dtypes(array, out, requested, args) < 0) goto done;
     status = cured_plan_make(&plan, args->version, args->in_dtype, args->acc, array->n, 0);
     if (status.code != cudaSuccess) goto cuda_failed;
+    plan.result = plan_result(args);
     const int unit = device_array_copy_unit(array, cured_dtype_size(args->in_dtype));
     const cured_layout *strided = unit > 0 ? &array->layout : NULL;
     if (out != NULL) {
@@ -346,6 +359,13 @@ done:
     return failed;
 }
 
+/* state=True asks for V10's state: only an exact version has one. Returns 0, or -1 with ValueError set. */
+static int check_state_version(const sum_args *args) {
+    if (!args->state || (args->version != NULL && args->version->tree == CURED_TREE_EXACT)) return 0;
+    PyErr_SetString(PyExc_ValueError, "cured.sum: state=True needs the exact version (cured.fsum_state)");
+    return -1;
+}
+
 /* Where a found device array lies (CUDA Array Interface: a CUDA query). Returns 0, or -1 with an
  * exception set. */
 static int locate(PyObject *module, device_array *array) {
@@ -356,24 +376,29 @@ static int locate(PyObject *module, device_array *array) {
 }
 
 static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
-    static char *keywords[] = {"a", "version", "dtype", "device", "timing", "out", NULL};
+    static char *keywords[] = {"a", "version", "dtype", "device", "timing", "out", "state", NULL};
     PyObject *input, *version_obj, *out_obj = Py_None, *result = NULL;
     PyArray_Descr *requested = NULL;
     const char *device = "gpu";
     int want_timing = 0;
-    sum_args args = {NULL, NULL, 0, 0, 0, 0};
+    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0};
     device_array array, out;
     acc_value value;
     cured_timing timing;
     memset(&array, 0, sizeof array);
     memset(&out, 0, sizeof out);
-    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&spO:sum", keywords, &input, &version_obj,
-                                     PyArray_DescrConverter2, &requested, &device, &want_timing, &out_obj))
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&spOp:sum", keywords, &input, &version_obj,
+                                     PyArray_DescrConverter2, &requested, &device, &want_timing, &out_obj, &args.state))
         return NULL;
     const int on_gpu = strcmp(device, "gpu") == 0;
     const int has_out = out_obj != Py_None;
     if (!on_gpu && strcmp(device, "cpu") != 0) {
         PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'gpu' or 'cpu', not '%s'", device);
+        goto done;
+    }
+    if (args.state && (want_timing || out_obj != Py_None || requested != NULL)) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: state=True returns the exact state; it takes no timing, out= "
+                                          "or dtype=");
         goto done;
     }
     if (!on_gpu && want_timing) {
@@ -405,7 +430,7 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
         }
         /* A CUDA Array Interface gives its dtype now, so that a bad one (or a bad out=) is refused
          * before any CUDA call; DLPack gives it once imported (sum_device_array). */
-        if (parse_version(version_obj, 1, &args.version) < 0) goto done;
+        if (parse_version(version_obj, 1, &args.version) < 0 || check_state_version(&args) < 0) goto done;
         if (!array.is_dlpack && (!has_out || !out.is_dlpack) &&
             resolve_device_dtypes(&array, has_out ? &out : NULL, requested, &args) < 0)
             goto done;
@@ -423,12 +448,15 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
                                               "host array, pass a NumPy out= or none");
             goto done;
         }
-        if (prepare(input, array.host_dlpack, version_obj, requested, on_gpu, &args) < 0) goto done;
+        if (prepare(input, array.host_dlpack, version_obj, requested, on_gpu, &args) < 0 ||
+            check_state_version(&args) < 0)
+            goto done;
         const void *data = PyArray_DATA(args.array);
         const int64_t n = (int64_t)PyArray_SIZE(args.array);
         if (on_gpu) {
             cured_plan plan;
             cured_cuda_status status = cured_staged_plan(&plan, args.version, args.in_dtype, args.acc, n);
+            plan.result = plan_result(&args);
             if (status.code == cudaSuccess) {
                 Py_BEGIN_ALLOW_THREADS
                 status = cured_staged_sum(&plan, data, &value, want_timing ? &timing : NULL);
@@ -441,7 +469,7 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
         } else {
             int failed;
             Py_BEGIN_ALLOW_THREADS
-            failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, data, n, &value);
+            failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), data, n, &value);
             Py_END_ALLOW_THREADS
             if (failed) {
                 PyErr_NoMemory();
@@ -449,7 +477,8 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
             }
         }
     }
-    result = result_scalar(&args, &value);
+    result = args.state ? PyBytes_FromStringAndSize((const char *)&value.state, sizeof value.state)
+                        : result_scalar(&args, &value);
     if (result != NULL && want_timing)
         Py_SETREF(result, Py_BuildValue("O{s:d,s:d,s:d}", result, "h2d", timing.h2d, "reduce", timing.reduce,
                                         "d2h", timing.d2h)); /* "O": Py_SETREF drops our reference */
@@ -468,7 +497,7 @@ static PyObject *py_bench(PyObject *module, PyObject *pos, PyObject *kwargs) {
     PyObject *input, *version_obj, *result = NULL;
     int repeats, warmup;
     long long min_bytes;
-    sum_args args = {NULL, NULL, 0, 0, 0, 0};
+    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0};
     double *seconds = NULL;
     if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOiiL:bench", keywords, &input, &version_obj, &repeats,
                                      &warmup, &min_bytes))
@@ -497,6 +526,7 @@ static PyObject *py_bench(PyObject *module, PyObject *pos, PyObject *kwargs) {
         raise_cuda(module, status);
         goto done;
     }
+    plan.result = plan_result(&args);
     acc_value value;
     int64_t buffers = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -549,6 +579,39 @@ static PyObject *py_floor(PyObject *module, PyObject *args) {
     return status.code != cudaSuccess ? raise_cuda(module, status) : times;
 }
 
+/* ---- the exact state --------------------------------------------------------------------------- */
+
+static PyObject *py_exact_round(PyObject *module, PyObject *args) {
+    (void)module;
+    Py_buffer bytes;
+    PyArray_Descr *to = NULL;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*O&:exact_round", &bytes, PyArray_DescrConverter, &to)) return NULL;
+    cured_exact_state state;
+    const int dtype = dtype_of(to);
+    if (dtype < 0) goto done;
+    if (bytes.len != (Py_ssize_t)sizeof state) {
+        PyErr_Format(PyExc_ValueError, "exact_round: a state is %zu bytes, not %zd", sizeof state, bytes.len);
+        goto done;
+    }
+    if (!cured_dtype_is_float((cured_dtype)dtype)) {
+        PyErr_Format(PyExc_TypeError, "exact_round: rounds to float16, float32 or float64, not %S", to);
+        goto done;
+    }
+    memcpy(&state, bytes.buf, sizeof state);
+    cured_exact_normalize(state.limb, 0, CURED_EXACT_LIMBS - 1);
+    const double value = cured_exact_round(state.limb, 0, CURED_EXACT_LIMBS - 1, state.flags, (cured_dtype)dtype);
+    PyArray_Descr *f64 = PyArray_DescrFromType(NPY_DOUBLE);
+    result = PyArray_Scalar((void *)&value, f64, NULL);
+    Py_DECREF(f64);
+    if (result != NULL && dtype != CURED_FLOAT64)
+        Py_SETREF(result, PyObject_CallMethod(result, "astype", "O", (PyObject *)to)); /* exact: value has its precision */
+done:
+    Py_XDECREF(to);
+    PyBuffer_Release(&bytes);
+    return result;
+}
+
 /* ---- the registry and the device ------------------------------------------------------------- */
 
 static PyObject *py_versions(PyObject *module, PyObject *unused) {
@@ -558,7 +621,7 @@ static PyObject *py_versions(PyObject *module, PyObject *unused) {
     if (rows == NULL) return NULL;
     for (int k = 0; k < cured_num_versions; ++k) {
         const cured_version *v = &cured_versions[k];
-        static const char *const trees[] = {"interleaved", "sequential", "warps"};
+        static const char *const trees[] = {"interleaved", "sequential", "warps", "exact"};
         const int passes = v->schedule == CURED_PASSES;
         PyObject *row = Py_BuildValue(
             "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:N,s:N,s:s}", "id", v->id, "name", v->name, "source", v->symbol,
@@ -718,11 +781,16 @@ static PyObject *py_release_cached_memory(PyObject *module, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
-     "sum(a, version, dtype=None, device='gpu', timing=False, out=None)\n--\n\n"
+     "sum(a, version, dtype=None, device='gpu', timing=False, out=None, state=False)\n--\n\n"
      "Sums every element of `a` (a host array, or a device array through the CUDA Array Interface "
      "or DLPack) with kernel `version` (or 'cub') on the GPU, or with its CPU order model when device='cpu'. Returns a NumPy scalar, or (scalar, {'h2d', 'reduce', 'd2h'} seconds "
      "of device time) with timing=True, or `out` (a one-element device array, written in stream order without a "
-     "host wait). cured.sum is the documented entry point."},
+     "host wait), or with state=True (an exact version only) the exact state as bytes. cured.sum is the documented "
+     "entry point."},
+    {"exact_round", py_exact_round, METH_VARARGS,
+     "exact_round(state, dtype)\n--\n\nThe sum an exact state (bytes, as sum(..., state=True) returns them) "
+     "holds, rounded once to nearest, ties to even, into float `dtype`. cured.ExactSum is the documented entry "
+     "point."},
     {"floor", py_floor, METH_VARARGS,
      "floor(repeats)\n--\n\n"
      "The floor of a call's wall time on the current device: `repeats` times, one minimal kernel writing one "
@@ -773,6 +841,10 @@ static int module_exec(PyObject *module) {
         PyExc_RuntimeError, NULL);
     if (state->cuda_error == NULL) return -1;
     if (PyModule_AddObjectRef(module, "CudaError", state->cuda_error) < 0) return -1;
+    /* The exact state's layout, for cured.ExactSum: limbs of 32 bits, limb 0's bit 0 worth 2^EXACT_UNIT_EXP. */
+    if (PyModule_AddIntConstant(module, "EXACT_LIMBS", CURED_EXACT_LIMBS) < 0 ||
+        PyModule_AddIntConstant(module, "EXACT_UNIT_EXP", CURED_EXACT_UNIT_EXP) < 0)
+        return -1;
     return 0;
 }
 

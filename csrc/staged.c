@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exact.h"
 #include "gpu_internal.h"
 
 /* Defaults, measured on an H200 host (docs/host_path.md): 6 lanes of 4 MiB chunks. */
@@ -173,7 +174,7 @@ cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *versi
 cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing) {
     cured_cuda_status status = cured_ok;
     const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
-    const size_t acc_size = (size_t)cured_dtype_size(cured_acc_dtype(plan->acc));
+    const size_t result_bytes = cured_plan_result_bytes(plan);
     const int misalign = cured_test_misalign() % (int)item == 0 ? cured_test_misalign() : 0;
     int lanes_wanted;
     int64_t chunk_bytes_setting;
@@ -214,10 +215,11 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     const size_t lane_bytes = 2 * slot_bytes + scratch_bytes;
     const size_t input_bytes = sum.whole ? cured_align_up((size_t)plan->n * item) : (size_t)lanes * lane_bytes;
     if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[0], stream));
-    CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, CURED_ALIGN + plan->workspace_bytes + input_bytes, stream));
+    const size_t out_bytes = cured_align_up(result_bytes);
+    CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, out_bytes + plan->workspace_bytes + input_bytes, stream));
     sum.out = mem;
-    sum.workspace = mem + CURED_ALIGN;
-    sum.whole_input = mem + CURED_ALIGN + plan->workspace_bytes;
+    sum.workspace = mem + out_bytes;
+    sum.whole_input = sum.workspace + plan->workspace_bytes;
     for (int w = 0; w < lanes && !sum.whole; ++w) {
         char *const base = sum.whole_input + (size_t)w * lane_bytes;
         lane_of[w].device[0] = base + misalign;
@@ -251,7 +253,7 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     if (sum.whole) CURED_TRY_STEP(cured_plan_run(plan, sum.whole_input, sum.out, sum.workspace, stream));
     else CURED_TRY_STEP(cured_plan_finish(plan, sum.out, sum.workspace, stream));
     if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[1], stream));
-    CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(result, sum.out, acc_size, cudaMemcpyDeviceToHost, stream));
+    CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(result, sum.out, result_bytes, cudaMemcpyDeviceToHost, stream));
     if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[2], stream));
 
 done:

@@ -1,0 +1,204 @@
+/* exact.h: the exact sum's state and its one rounding, shared by the CPU implementation
+ * (exact_cpu.c) and V10's kernels (kernels/v10_exact.cu). C11 and CUDA C++ at once.
+ *
+ * The state is a fixed-point integer wide enough for any sum of any dtype cured reads: limb k holds
+ * bits [32k, 32k + 32) of the sum in units of 2^-1074 (float64's smallest subnormal, so every
+ * float16, float32, float64 and integer is a whole number of units), in an int64 that leaves 31
+ * bits of headroom for carries not yet propagated. 68 limbs are 2176 bits: float64's largest
+ * finite value is below 2^(1024 + 1074) units, and a sum of up to 2^64 of them is below 2^2162, so
+ * nothing a sum of fewer than 2^64 elements holds can overflow the state (the supported length).
+ * Beside the integer, flags say what the integer cannot: a NaN, an infinity of each sign, and
+ * whether some element had its sign bit clear (a sum whose elements are all -0.0 is -0.0, IEEE's
+ * rule, and the only sum whose zero is negative).
+ *
+ * Every element adds its value into the integer exactly, in any order, so the state after a set of
+ * elements is the same however they were split, ordered or grouped, and two states add limb by
+ * limb: the sum is rounded once, at the end, by cured_exact_round. */
+#ifndef CURED_EXACT_H
+#define CURED_EXACT_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cured.h"
+
+#ifdef __CUDACC__
+#define CURED_HD __host__ __device__ __forceinline__
+#else
+#define CURED_HD static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CURED_EXACT_LIMBS 68
+#define CURED_EXACT_LIMB_BITS 32
+#define CURED_EXACT_UNIT_EXP (-1074) /* bit 0 of limb 0 is 2^-1074 */
+
+/* Flags, OR-ed over elements (and over states when states add). */
+#define CURED_EXACT_NAN 1u          /* some element is a NaN */
+#define CURED_EXACT_POS_INF 2u      /* some element is +inf */
+#define CURED_EXACT_NEG_INF 4u      /* some element is -inf */
+#define CURED_EXACT_SIGN_CLEAR 8u   /* some element's sign bit is clear (every integer counts as such) */
+#define CURED_EXACT_NONEMPTY 16u    /* some element was added at all */
+
+/* The state: what cured.fsum's partials hold, 552 bytes. `limb` as the module reads and writes
+ * it is normalized (cured_exact_normalize). */
+typedef struct {
+    int64_t limb[CURED_EXACT_LIMBS];
+    uint64_t flags;
+} cured_exact_state;
+
+/* The result written in place of a rounded sum when a plan's result is CURED_EXACT_STATE: the
+ * normalized state itself, for partial sums that add exactly elsewhere. */
+#define CURED_EXACT_STATE ((cured_dtype)CURED_NUM_DTYPES)
+
+/* One finite element, decoded: the value is (-1)^negative x magnitude x 2^(position - 1074).
+ * Floats: the significand and the bit position of its lowest bit; integers: their absolute value at
+ * position 1074. */
+typedef struct {
+    int negative;
+    uint64_t magnitude;
+    int position;
+} cured_exact_term;
+
+/* IEEE binary formats: `bits` wide with `mantissa` stored fraction bits. Sets *flags for a NaN or
+ * an infinity and returns 0 for them; 1 with *term set otherwise. */
+CURED_HD int cured_exact_decode_ieee(uint64_t bits, int width, int mantissa, cured_exact_term *term, unsigned *flags) {
+    const int exponent_bits = width - 1 - mantissa;
+    const int bias = (1 << (exponent_bits - 1)) - 1;
+    const uint64_t fraction = bits & ((UINT64_C(1) << mantissa) - 1);
+    const int exponent = (int)((bits >> mantissa) & ((UINT64_C(1) << exponent_bits) - 1));
+    const int negative = (int)(bits >> (width - 1));
+    if (!negative) *flags |= CURED_EXACT_SIGN_CLEAR;
+    if (exponent == (1 << exponent_bits) - 1) {
+        *flags |= fraction != 0 ? CURED_EXACT_NAN : negative ? CURED_EXACT_NEG_INF : CURED_EXACT_POS_INF;
+        return 0;
+    }
+    /* A normal number is (2^mantissa + fraction) x 2^(exponent - bias - mantissa); a subnormal is
+     * fraction x 2^(1 - bias - mantissa). */
+    term->negative = negative;
+    term->magnitude = exponent != 0 ? fraction | (UINT64_C(1) << mantissa) : fraction;
+    term->position = (exponent != 0 ? exponent : 1) - bias - mantissa + 1074;
+    return 1;
+}
+
+/* The term's value as three signed 32-bit pieces for limbs first, first + 1, first + 2. */
+CURED_HD int cured_exact_pieces(cured_exact_term term, int64_t piece[3]) {
+    const int shift = term.position & 31;
+    const uint64_t low = term.magnitude << shift;
+    const uint64_t high = shift != 0 ? term.magnitude >> (64 - shift) : 0;
+    piece[0] = (int64_t)(low & 0xffffffffu);
+    piece[1] = (int64_t)(low >> 32);
+    piece[2] = (int64_t)high;
+    if (term.negative)
+        for (int k = 0; k < 3; ++k) piece[k] = -piece[k];
+    return term.position >> 5;
+}
+
+/* Carries every limb's bits above 32 into the next, over limbs [low, high], which must hold the
+ * whole sum (limbs outside it zero): limbs low .. high - 1 end in [0, 2^32), limb high holds the
+ * sign (two's complement over the whole, every limb above high its sign extension). Two limbs above
+ * the highest non-zero one are always enough room: that one's carry is below 2^31 in magnitude. */
+CURED_HD void cured_exact_normalize(int64_t *limb, int low, int high) {
+    int64_t carry = 0;
+    for (int k = low; k < high; ++k) {
+        const int64_t v = limb[k] + carry;
+        limb[k] = v & 0xffffffff;
+        carry = v >> 32; /* arithmetic: a negative limb borrows */
+    }
+    limb[high] += carry;
+}
+
+/* Bits [low, low + 64) of the magnitude held in 32-bit words mag[first, last]; words outside are 0. */
+CURED_HD uint64_t cured_exact_bits(const uint32_t *mag, int first, int last, int low) {
+    uint64_t out = 0;
+    for (int k = 0; k < 3; ++k) {
+        const int word = (low >> 5) + k;
+        if (word < first || word > last) continue;
+        const int at = 32 * k - (low & 31); /* where the word's bit 0 lands in out */
+        const uint64_t w = mag[word];
+        if (at >= 0) out |= at < 64 ? w << at : 0;
+        else out |= w >> -at;
+    }
+    return out;
+}
+
+/* The state normalized over limbs [low, high] (cured_exact_normalize) rounded once, to nearest
+ * with ties to even, to the precision and exponent range of `to` (float16, float32 or float64), as
+ * a double that holds that value exactly (an infinity where the rounded value is beyond the range,
+ * a NaN where IEEE gives one). */
+CURED_HD double cured_exact_round(const int64_t *limb, int low, int high, uint64_t flags, cured_dtype to) {
+    const int precision = to == CURED_FLOAT16 ? 11 : to == CURED_FLOAT32 ? 24 : 53;
+    const int max_exponent = to == CURED_FLOAT16 ? 15 : to == CURED_FLOAT32 ? 127 : 1023;
+    const int min_exponent = 2 - (max_exponent + 1); /* of the normal numbers: -14, -126, -1022 */
+    if ((flags & CURED_EXACT_NAN) || ((flags & CURED_EXACT_POS_INF) && (flags & CURED_EXACT_NEG_INF))) return NAN;
+    if (flags & CURED_EXACT_POS_INF) return INFINITY;
+    if (flags & CURED_EXACT_NEG_INF) return -INFINITY;
+
+    /* Sign and magnitude of the two's-complement integer: the magnitude fits in [low, high]. */
+    const int negative = limb[high] < 0;
+    uint32_t mag[CURED_EXACT_LIMBS];
+    uint64_t borrow = (uint64_t)negative;
+    int top = -1; /* the highest non-zero word */
+    for (int k = low; k <= high; ++k) {
+        uint64_t w = (uint32_t)limb[k];
+        if (negative) {
+            w = (uint64_t)(uint32_t)~(uint32_t)w + borrow;
+            borrow = w >> 32;
+        }
+        mag[k] = (uint32_t)w;
+        if (mag[k] != 0) top = k;
+    }
+    if (top < 0) { /* exactly zero: -0.0 only when every element was -0.0 */
+        const int all_negative_zero = (flags & CURED_EXACT_NONEMPTY) && !(flags & CURED_EXACT_SIGN_CLEAR);
+        return all_negative_zero ? -0.0 : 0.0;
+    }
+    int highest = 32 * top + 31; /* the highest set bit */
+    while (!((mag[top] >> (highest & 31)) & 1)) --highest;
+
+    /* The result's last place: `precision` bits below the highest, but never below the smallest
+     * subnormal's. Then round half to even on the bits below it. */
+    const int subnormal_ulp = min_exponent - (precision - 1) - CURED_EXACT_UNIT_EXP;
+    int ulp = highest - (precision - 1);
+    if (ulp < subnormal_ulp) ulp = subnormal_ulp;
+    uint64_t q = ulp > highest ? 0 : cured_exact_bits(mag, low, top, ulp) & ((UINT64_C(1) << (highest - ulp + 1)) - 1);
+    const int round_word = (ulp - 1) >> 5;
+    const int round_bit = ulp >= 1 && round_word >= low && round_word <= top && ((mag[round_word] >> ((ulp - 1) & 31)) & 1);
+    int sticky = 0;
+    for (int k = low; k <= top && 32 * k < ulp - 1; ++k) {
+        const int bits_here = ulp - 1 - 32 * k; /* bits of word k below the round bit */
+        const uint32_t below = bits_here >= 32 ? mag[k] : mag[k] & ((UINT32_C(1) << bits_here) - 1);
+        sticky |= below != 0;
+    }
+    if (round_bit && (sticky || (q & 1))) ++q;
+    /* The rounded value is q x 2^(ulp - 1074), q <= 2^precision: beyond the largest finite value it
+     * is an infinity. */
+    int q_highest = 63;
+    while (q_highest > 0 && !((q >> q_highest) & 1)) --q_highest;
+    double value;
+    if (q != 0 && q_highest + ulp + CURED_EXACT_UNIT_EXP > max_exponent) value = INFINITY;
+    else value = ldexp((double)q, ulp + CURED_EXACT_UNIT_EXP);
+    return negative ? -value : value;
+}
+
+/* The bytes a plan's result takes: one accumulator (8 bytes at most), or the state. */
+static inline size_t cured_plan_result_bytes(const cured_plan *plan) {
+    return plan->result == CURED_EXACT_STATE ? sizeof(cured_exact_state) : 8;
+}
+
+/* exact_cpu.c. Adds elements [0, n) of `in` (of `dtype`) into *state exactly and normalizes it. */
+void cured_exact_add(cured_exact_state *state, cured_dtype dtype, const void *in, int64_t n);
+
+/* Writes the state's sum into *result as a plan with accumulator `acc` and result `round_to` has
+ * it (cured_plan_result_bytes): the state itself for CURED_EXACT_STATE; for an integer
+ * accumulator the integer modulo 2^64, as NumPy's wrap-around; otherwise the value rounded once to
+ * round_to's precision, stored in the accumulator's type (exactly). */
+void cured_exact_result(const cured_exact_state *state, cured_acc acc, cured_dtype round_to, void *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,151 @@
+/* exact_cpu.c: V10's exact sum on the CPU. Every element's significand is added, as an integer,
+ * into a bin of its exponent, and the bins go into the state of exact.h: integer additions only, no
+ * rounding anywhere, so the result is the GPU's bit for bit (there is only one correct answer). */
+#include <string.h>
+
+#include "exact.h"
+
+/* Elements between carries: a bin or a limb takes one value below 2^32 an element at most, so an
+ * int64 cannot overflow before a carry. */
+#define NORMALIZE_EVERY ((int64_t)1 << 30)
+
+/* A term into the limbs: its three pieces. */
+static inline void add_term(int64_t *limb, cured_exact_term term) {
+    int64_t piece[3];
+    const int first = cured_exact_pieces(term, piece);
+    limb[first] += piece[0];
+    limb[first + 1] += piece[1];
+    if (first + 2 < CURED_EXACT_LIMBS) limb[first + 2] += piece[2];
+}
+
+/* The format loops below must be compiled once a format, with its constants folded in. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* Element i of `in` as bits of an unsigned integer `bytes` wide. */
+static ALWAYS_INLINE uint64_t bits_at(const void *in, int64_t i, int bytes) {
+    const char *p = (const char *)in + i * bytes;
+    if (bytes == 2) { uint16_t v; memcpy(&v, p, sizeof v); return v; }
+    if (bytes == 4) { uint32_t v; memcpy(&v, p, sizeof v); return v; }
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* float64's significand is added in two halves, the low one SPLIT_BITS wide, so that each is below
+ * 2^31 like float16's and float32's whole significands. */
+#define SPLIT_BITS 27
+
+/* An IEEE format (`width` bits, `mantissa` fraction bits): one int64 a value of the exponent field,
+ * to which each element adds its signed significand (float64's halves each to a bin of its own).
+ * An element is a decode and one or two adds, with no shifts and no carries, and consecutive
+ * elements rarely wait on one another; the bins go into the limbs every NORMALIZE_EVERY elements.
+ * On one core of the development machine (2026-11-22) this took float32 from 0.85 GB/s (each
+ * element's pieces added to the limbs directly) to 4.1 GB/s. */
+static ALWAYS_INLINE void add_ieee(int64_t *limb, const void *in, int64_t n, int width, int mantissa, unsigned *flags) {
+    int64_t bins[2][2048]; /* [0]: the significands, or their low halves; [1]: high halves (32 KiB of stack) */
+    const int exponent_bits = width - 1 - mantissa, bias = (1 << (exponent_bits - 1)) - 1;
+    const int split = mantissa + 1 > 31;
+    const uint64_t all_ones = ((uint64_t)1 << exponent_bits) - 1, fraction_mask = ((uint64_t)1 << mantissa) - 1;
+    for (int64_t start = 0; start < n; start += NORMALIZE_EVERY) {
+        const int64_t end = n - start < NORMALIZE_EVERY ? n : start + NORMALIZE_EVERY;
+        uint64_t sign_and = 1;
+        memset(bins, 0, sizeof bins);
+        for (int64_t i = start; i < end; ++i) {
+            const uint64_t bits = bits_at(in, i, width / 8);
+            const uint64_t exponent = (bits >> mantissa) & all_ones, sign = bits >> (width - 1);
+            const int64_t magnitude = (int64_t)((bits & fraction_mask) | (exponent != 0 ? fraction_mask + 1 : 0));
+            const int64_t significand = (magnitude ^ -(int64_t)sign) + (int64_t)sign; /* no branch on the sign */
+            sign_and &= sign;
+            if (exponent == all_ones) { /* NaN or an infinity: the flags only */
+                cured_exact_term unused;
+                (void)cured_exact_decode_ieee(bits, width, mantissa, &unused, flags);
+                continue;
+            }
+            if (split) {
+                const int64_t high = significand >> SPLIT_BITS; /* significand = high x 2^27 + low */
+                bins[0][exponent] += significand - high * ((int64_t)1 << SPLIT_BITS);
+                bins[1][exponent] += high;
+            } else {
+                bins[0][exponent] += significand;
+            }
+        }
+        if (!sign_and) *flags |= CURED_EXACT_SIGN_CLEAR;
+        for (int half = 0; half <= split; ++half) {
+            for (uint64_t e = 0; e < all_ones; ++e) {
+                const int64_t v = bins[half][e];
+                if (v == 0) continue;
+                const cured_exact_term term = {v < 0, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v,
+                                               (e != 0 ? (int)e : 1) - bias - mantissa - CURED_EXACT_UNIT_EXP +
+                                                   half * SPLIT_BITS};
+                add_term(limb, term);
+            }
+        }
+        cured_exact_normalize(limb, 0, CURED_EXACT_LIMBS - 1);
+    }
+}
+
+/* Integers: their value at position 1074 (units of 2^-1074), sign apart; |x| without overflow for
+ * the most negative value (negated in uint64). */
+#define ADD_INTEGER(type, is_signed)                                                               \
+    for (int64_t i = 0; i < n; ++i) {                                                             \
+        type x;                                                                                    \
+        memcpy(&x, (const char *)in + i * (int64_t)sizeof x, sizeof x);                            \
+        const int negative = (is_signed) && x < (type)0;                                           \
+        const cured_exact_term term = {negative, negative ? (uint64_t)0 - (uint64_t)(int64_t)x : (uint64_t)x, \
+                                       -CURED_EXACT_UNIT_EXP};                                     \
+        add_term(state->limb, term);                                                               \
+        if ((i + 1) % NORMALIZE_EVERY == 0) cured_exact_normalize(state->limb, 0, CURED_EXACT_LIMBS - 1); \
+    }
+
+void cured_exact_add(cured_exact_state *state, cured_dtype dtype, const void *in, int64_t n) {
+    unsigned flags = (unsigned)state->flags;
+    if (n > 0) flags |= CURED_EXACT_NONEMPTY;
+    if (!cured_dtype_is_float(dtype) && n > 0) flags |= CURED_EXACT_SIGN_CLEAR;
+    switch (dtype) {
+    case CURED_FLOAT16: add_ieee(state->limb, in, n, 16, 10, &flags); break;
+    case CURED_FLOAT32: add_ieee(state->limb, in, n, 32, 23, &flags); break;
+    case CURED_FLOAT64: add_ieee(state->limb, in, n, 64, 52, &flags); break;
+    case CURED_BOOL: { /* NumPy's bool is true when non-zero */
+        uint64_t trues = 0;
+        for (int64_t i = 0; i < n; ++i) trues += ((const uint8_t *)in)[i] != 0;
+        const cured_exact_term term = {0, trues, -CURED_EXACT_UNIT_EXP};
+        add_term(state->limb, term);
+        break;
+    }
+    case CURED_INT8: ADD_INTEGER(int8_t, 1) break;
+    case CURED_INT16: ADD_INTEGER(int16_t, 1) break;
+    case CURED_INT32: ADD_INTEGER(int32_t, 1) break;
+    case CURED_INT64: ADD_INTEGER(int64_t, 1) break;
+    case CURED_UINT8: ADD_INTEGER(uint8_t, 0) break;
+    case CURED_UINT16: ADD_INTEGER(uint16_t, 0) break;
+    case CURED_UINT32: ADD_INTEGER(uint32_t, 0) break;
+    case CURED_UINT64: ADD_INTEGER(uint64_t, 0) break;
+    case CURED_NUM_DTYPES: break;
+    }
+    state->flags = flags;
+    cured_exact_normalize(state->limb, 0, CURED_EXACT_LIMBS - 1);
+}
+
+void cured_exact_result(const cured_exact_state *state, cured_acc acc, cured_dtype round_to, void *result) {
+    if (round_to == CURED_EXACT_STATE) {
+        memcpy(result, state, sizeof *state);
+    } else if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {
+        /* An integer sum wraps modulo 2^64, as NumPy's: the low 64 bits of the exact integer, which
+         * the normalized limbs hold in two's complement. */
+        uint32_t words[CURED_EXACT_LIMBS];
+        for (int k = 0; k < CURED_EXACT_LIMBS; ++k) words[k] = (uint32_t)state->limb[k];
+        const uint64_t low = cured_exact_bits(words, 0, CURED_EXACT_LIMBS - 1, -CURED_EXACT_UNIT_EXP);
+        memcpy(result, &low, sizeof low);
+    } else if (acc == CURED_ACC_FLOAT32) {
+        /* exact: the rounded value has float32's precision or less */
+        const float value = (float)cured_exact_round(state->limb, 0, CURED_EXACT_LIMBS - 1, state->flags, round_to);
+        memcpy(result, &value, sizeof value);
+    } else {
+        const double value = cured_exact_round(state->limb, 0, CURED_EXACT_LIMBS - 1, state->flags, round_to);
+        memcpy(result, &value, sizeof value);
+    }
+}
