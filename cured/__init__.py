@@ -23,13 +23,14 @@ import numpy as np
 from . import _cured
 from ._cured import CudaError
 from .benchmark import BenchResult, BenchRow, bench
+from .exact import EXACT_VERSION, ExactSum, fsum, fsum_state
 from .walltime import latency
 from .profiling import ProfileError, profile
 
 __version__ = "0.1.0"
 
-__all__ = ["CudaError", "ProfileError", "Version", "DEFAULT_VERSION", "SumTiming", "TimedSum", "BenchRow",
-           "BenchResult", "sum", "versions", "bench", "latency", "profile", "device_count", "device_info",
+__all__ = ["CudaError", "ProfileError", "Version", "DEFAULT_VERSION", "EXACT_VERSION", "SumTiming", "TimedSum",
+           "BenchRow", "BenchResult", "ExactSum", "sum", "fsum", "fsum_state", "versions", "bench", "latency", "profile", "device_count", "device_info",
            "__version__"]
 
 
@@ -41,12 +42,12 @@ class Version:
     name: str
     source: str  #: the kernel's file, csrc/kernels/<source>.cu
     summary: str  #: what this version changes, in one line
-    schedule: str  #: "passes" (V0 to V8: pass after pass) or "tiles" (V9: one launch, tiles fixed by the length)
+    schedule: str  #: "passes" (V0 to V8: pass after pass) or "tiles" (V9, V10: one launch, tiles fixed by the length)
     threads: int  #: threads a block
     per_thread: int  #: passes: input elements a thread; tiles: 16-byte vectors a thread in each step
     elements_per_thread: int | None  #: passes: input elements each thread adds before the tree
     elements_per_block: int | None  #: passes: input elements a block reduces
-    tree: str  #: the block tree's order: "interleaved", "sequential" or "warps"
+    tree: str  #: the block tree's order: "interleaved", "sequential", "warps", or "exact" (V10: no rounding order, one rounding)
 
     def shape(self, n: int, dtype: Any = "float32") -> dict[str, Any]:
         """How this version cuts n elements of dtype: the blocks of each pass, or the tiles."""
@@ -102,7 +103,7 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         the legacy default stream, where the sum then runs); a non-contiguous or misaligned one is
         first copied into C order on the device. The result is the same bits either way.
     version : int or "cub"
-        Which kernel: 0 to 9 (see cured.versions()), or "cub" for NVIDIA's CUB DeviceReduce, the
+        Which kernel: 0 to 10 (see cured.versions(); 10 is cured.fsum's exact sum), or "cub" for NVIDIA's CUB DeviceReduce, the
         reference (GPU only, NumPy's default accumulator only). Defaults to DEFAULT_VERSION.
     dtype : dtype, optional
         The accumulator and result dtype, with NumPy's meaning. By default, as numpy.sum: bool and

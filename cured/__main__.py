@@ -4,6 +4,7 @@
     python -m cured --sweep              # ... and bandwidth against length
     python -m cured --latency            # wall time of one call: cured against PyTorch, CuPy, JAX, NumPy, the floor
     python -m cured --profile            # Nsight Compute's counters for each version (run it in a fresh process)
+    python -m cured --exact              # V10 (cured.fsum) against V9 and CUB on full-range data; its CPU code
     python -m cured --record results/    # all of the above into results/<device>.json, the common schema
 
 --json PATH writes what was measured as rows of the common schema (cured.results); --csv the
@@ -23,6 +24,8 @@ from cured import results
 from cured.benchmark import BenchResult
 
 RECORD_SWEEP_MAX_LOG2 = 30
+#: --exact's versions: V10 beside the fastest rounding sum and the reference.
+EXACT_PEERS = [9, 10, "cub"]
 
 
 def parse_versions(text: str) -> list[int | str]:
@@ -55,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-budget", type=float, default=1.0, help="--latency: seconds a figure at most (default 1)")
     parser.add_argument("--profile", action="store_true", help="Nsight Compute's counters instead of the speedup table")
     parser.add_argument("--ncu-csv", metavar="DIR", help="--profile: keep ncu's raw CSV for each version in DIR")
+    parser.add_argument("--exact", action="store_true",
+                        help="V10 against V9 and CUB on data over the dtype's whole exponent range (device time, "
+                             "2^10 to 2^MAX_LOG2), and the CPU implementation against math.fsum")
     parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json")
     parser.add_argument("--json", metavar="PATH", help="write the rows measured, in cured.results' schema ('-': stdout)")
     parser.add_argument("--csv", metavar="PATH", help="write the speedup table's rows as CSV ('-': stdout)")
@@ -88,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             _clear(show)
             say(timed.table())
         table = None
-        if not (args.profile or args.latency) or args.record:
+        if not (args.profile or args.latency or args.exact) or args.record:
             common = dict(versions=args.versions, repeats=args.repeats, warmup=args.warmup)
             table = cured.bench(lengths=[args.length], dtype=args.dtype, end_to_end=args.end_to_end, **common)
             rows += table.to_rows(date)
@@ -103,6 +109,21 @@ def main(argv: list[str] | None = None) -> int:
                 _clear(show)
                 rows += sweep.to_rows(date)
                 say(sweep_table(sweep))
+        if args.exact or args.record:
+            from cured.exact import cpu_rows
+
+            max_log2 = RECORD_SWEEP_MAX_LOG2 if args.record else args.max_log2
+            for dtype in ("float32", "float64"):
+                lengths = [1 << k for k in range(10, max_log2 + 1)]
+                sweep = cured.bench(versions=EXACT_PEERS, lengths=lengths, dtype=dtype, end_to_end=False,
+                                    progress=show, repeats=args.repeats, warmup=args.warmup, data="full_range")
+                _clear(show)
+                rows += sweep.to_rows(date)
+                say(f"data over the whole exponent range (cured.benchmark.full_range)\n{sweep_table(sweep)}")
+            cpu = cpu_rows(info["name"], date)
+            rows += cpu
+            say("\n".join(f"CPU, one core, {r.dtype} 2^{r.n.bit_length() - 1}: {r.subject} {r.n * (4 if r.dtype == 'float32' else 8) / r.median / 1e9:.2f} GB/s"
+                          for r in cpu))
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     except (cured.CudaError, RuntimeError) as error:  # ProfileError and a missing library are RuntimeErrors too

@@ -33,6 +33,7 @@ class BenchRow:
     n: int
     bytes: int  #: input bytes, each read once
     version: int | str  #: a version id, or "cub"
+    data: str  #: "normal" or "full_range" (DATA)
     name: str
     repeats: int
     buffers: int  #: copies of the input the runs rotated among (1: no rotation needed)
@@ -76,7 +77,8 @@ class BenchResult(list):
         rows = []
         for r in self:
             common = dict(device=r.device, date=date, dtype=r.dtype, n=r.n, subject=version_subject(r.version))
-            rows.append(Row(input="device", measure="device", metric="time", median=r.time_median_s,
+            rows.append(Row(input="device" if r.data == "normal" else r.data, measure="device", metric="time",
+                            median=r.time_median_s,
                             low=r.time_min_s, high=r.time_max_s, unit="s", repeats=r.repeats, **common))
             if r.end_to_end_s is not None:
                 rows.append(Row(input="host", measure="end_to_end", metric="time", median=r.end_to_end_s,
@@ -123,10 +125,35 @@ def _us(x: float | None) -> str:
     return "" if x is None else f"{x * 1e6:.0f}"
 
 
-def random_input(n: int, dtype: Any, seed: int = 0) -> np.ndarray:
-    """Random data for timing: standard normal floats, integers over a range whose sums stay
-    exact, random bools. Never zeros only."""
+#: What bench's `data` may be: standard-normal floats, or floats over the dtype's whole exponent range.
+DATA = ("normal", "full_range")
+
+
+def full_range(n: int, dtype: Any, seed: int = 0) -> np.ndarray:
+    """Floats whose exponents span the dtype's whole finite range, subnormals included, each
+    exponent equally likely, with random signs and significands: the hardest case for V10, whose
+    fast window holds a few dozen binades (csrc/kernels/v10_exact.cu). No NaN or infinity; sums of
+    many may overflow to infinity, as IEEE rounding says."""
     dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise ValueError(f"full_range: a floating dtype, not {dtype}")
+    rng = np.random.default_rng([seed, n, 1])
+    width, mantissa = dtype.itemsize * 8, dtype.itemsize * 8 - {2: 6, 4: 9, 8: 12}[dtype.itemsize]
+    largest_exponent = (1 << (width - 1 - mantissa)) - 2
+    exponent = rng.integers(0, largest_exponent, size=n, endpoint=True, dtype=np.uint64)
+    raw = (rng.integers(0, 2, size=n, dtype=np.uint64) << np.uint64(width - 1)) | (exponent << np.uint64(mantissa)) \
+        | rng.integers(0, 1 << mantissa, size=n, dtype=np.uint64)
+    return raw.astype(f"<u{dtype.itemsize}").view(dtype.newbyteorder("<")).astype(dtype)
+
+
+def random_input(n: int, dtype: Any, seed: int = 0, data: str = "normal") -> np.ndarray:
+    """Random data for timing: standard normal floats (or, with data="full_range", full_range's),
+    integers over a range whose sums stay exact, random bools. Never zeros only."""
+    dtype = np.dtype(dtype)
+    if data not in DATA:
+        raise ValueError(f"bench: data must be one of {DATA}, not {data!r}")
+    if data == "full_range":
+        return full_range(n, dtype, seed)
     rng = np.random.default_rng([seed, n])
     if dtype.kind == "b":
         return rng.random(n) < 0.5
@@ -146,8 +173,12 @@ def bench(
     end_to_end_repeats: int = 5,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    data: str = "normal",
 ) -> BenchResult:
     """Times versions (default: every version, then "cub") at each length on the current GPU.
+
+    `data`: "normal" (standard-normal floats) or "full_range" (floats over the dtype's whole
+    exponent range, cured.benchmark.full_range); the rows' `data` field says which.
 
     Returns a BenchResult: a list of BenchRow (fields named; .to_dicts(), .to_dataframe(),
     .to_csv(), .table()). With end_to_end, each row also times cured.sum on the NumPy array
@@ -166,7 +197,7 @@ def bench(
     min_bytes = L2_COVER * info["l2_cache_bytes"]
     rows: list[BenchRow] = []
     for n in lengths:
-        x = random_input(n, dtype, seed)
+        x = random_input(n, dtype, seed, data)
         medians: dict[int | str, float] = {}
         previous: float | None = None
         for v in chosen:
@@ -181,7 +212,7 @@ def bench(
             if end_to_end:
                 h2d, walls = _end_to_end(x, v, end_to_end_repeats)
             rows.append(BenchRow(
-                device=info["name"], dtype=str(x.dtype), n=n, bytes=x.nbytes, version=v,
+                device=info["name"], dtype=str(x.dtype), n=n, bytes=x.nbytes, version=v, data=data,
                 name=registry[v].name if v != "cub" else "CUB DeviceReduce::Sum",
                 repeats=repeats, buffers=run["buffers"], time_median_s=median, time_min_s=times[0],
                 time_max_s=times[-1], time_q1_s=quartiles[0], time_q3_s=quartiles[2],

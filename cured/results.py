@@ -36,8 +36,8 @@ class Row:
     date: str  #: when, "YYYY-MM-DD HH:MM UTC"
     dtype: str  #: the input's dtype
     n: int  #: elements
-    subject: str  #: "V0" ... "V9", "CUB", "cured", "torch", "cupy", "jax", "numpy", "floor"
-    input: str  #: what the call was given: "device" (a buffer of cured's own), "cupy", "torch", "cai", "jax", "numba", "host"
+    subject: str  #: "V0" ... "V10", "CUB", "cured", "torch", "cupy", "jax", "numpy", "floor"
+    input: str  #: what the call was given: "device" (a buffer of cured's own), "full_range" (one holding floats over the dtype's whole exponent range), "cupy", "torch", "cai", "jax", "numba", "host"
     measure: str  #: one of MEASURES
     metric: str  #: "time" for the timings; the counter's name (cured.profiling.METRICS) for counters
     median: float

@@ -6,13 +6,15 @@ checks each result against the CPU order model. Meant to run under compute-sanit
 Each case runs through the paths that launch kernels differently: host input in one chunk and in
 many small chunks over several lanes (concurrent launches sharing V9's ticket), and, where CuPy is
 installed, device input read in place, misaligned, and strided (the gather kernel's copy), and
-summed into a device out= element (queued, then read), aligned and not.
+summed into a device out= element (queued, then read), aligned and not. V10 (exact) also runs on
+data over the whole exponent range (its shared-memory path) and returns its exact state.
 """
 import sys
 
 import numpy as np
 
 import cured
+from cured.benchmark import full_range
 
 # V9's tiles (32 KiB each): many; 2 to 13 (float16 4, int8 2); float32 3, float64 5; float32 2,
 # float64 3; one. Up to 4 tiles of aligned input go through V9's one-block kernel.
@@ -52,6 +54,8 @@ def runs(x, version):
         aligned, offset = slots[:result.itemsize].view(result)[0], slots[result.itemsize + 1:].view(result)[0]
         for label, out in [("device out=", aligned), ("device out= misaligned", offset)]:
             yield label, lambda out=out: cured.sum(d, version=version, out=out).get()[()]
+    if cured.versions()[version].tree == "exact" and x.dtype.kind == "f":  # the state, rounded: equal states give the model's bits
+        yield "exact state", lambda: cured.fsum_state(x).round(cured.sum(x, version=version, device="cpu").dtype)
 
 
 def main(argv):
@@ -60,8 +64,11 @@ def main(argv):
     failures = 0
     for version in ids:
         for dtype in DTYPES:
-            for n in LENGTHS:
-                x = (rng.standard_normal(n) * 50).astype(dtype)
+            inputs = [(rng.standard_normal(n) * 50).astype(dtype) for n in LENGTHS]
+            if cured.versions()[version].tree == "exact" and np.dtype(dtype).kind == "f":
+                inputs += [full_range(n, dtype, seed=2026) for n in LENGTHS]
+            for x in inputs:
+                n = x.size
                 model = cured.sum(x, version=version, device="cpu")
                 reversed_model = cured.sum(np.ascontiguousarray(x[::-1]), version=version, device="cpu")
                 for label, run in runs(x, version):

@@ -99,3 +99,76 @@ def check_against_numpy(version: cured.Version, x: np.ndarray, got: np.generic, 
     bound = error_bound(version, x.size, acc, np.asarray(got).dtype, exact, abs_sum, x.dtype)
     error = abs(float(got) - exact)
     assert error <= bound, f"V{version.id}: |{float(got)!r} - {exact!r}| = {error} > bound {bound}"
+
+
+# ---- the exact sum, for V10 ------------------------------------------------------------------------
+# Written with Python integers and nothing of cured's: every finite float is an integer times a power
+# of two, so the elements add exactly as integers in units of 2^-1074, and the total is rounded once,
+# by hand, to nearest with ties to even. (math.fsum rounds to float64; rounding that again to
+# float32 or float16 is a double rounding, which can be wrong.)
+
+FORMATS = {np.dtype("float16"): (11, 15), np.dtype("float32"): (24, 127), np.dtype("float64"): (53, 1023)}
+
+
+def exact_units(x: np.ndarray) -> int:
+    """The exact sum of the finite elements of x, in units of 2^-1074 (a Python int)."""
+    x = np.asarray(x).ravel()
+    if x.dtype.kind in "biu":
+        return int(sum(int(v) for v in x.tolist())) << 1074
+    wide = x.astype(np.float64)  # exact for float16 and float32
+    wide = wide[np.isfinite(wide)]
+    bits = wide.view(np.uint64)
+    exponent = ((bits >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
+    mantissa = (bits & np.uint64((1 << 52) - 1)).astype(np.int64) | ((exponent != 0).astype(np.int64) << 52)
+    signed = np.where(bits >> np.uint64(63) != 0, -mantissa, mantissa)
+    position = np.maximum(exponent, 1) - 1  # value = signed x 2^(position - 1074)
+    order = np.argsort(position, kind="stable")
+    position, signed = position[order], signed[order]
+    high = signed >> 26  # signed = high x 2^26 + low, 0 <= low < 2^26: both sums fit in int64
+    low = signed - (high << 26)
+    starts = np.flatnonzero(np.r_[True, position[1:] != position[:-1]]) if position.size else np.array([], int)
+    total = 0
+    for at, hi, lo in zip(position[starts], np.add.reduceat(high, starts) if starts.size else [],
+                          np.add.reduceat(low, starts) if starts.size else []):
+        total += ((int(hi) << 26) + int(lo)) << int(at)
+    return total
+
+
+def round_units(units: int, dtype) -> float:
+    """units x 2^-1074 rounded once, to nearest with ties to even, to dtype's precision and range;
+    returned as a Python float holding that value (inf beyond the range)."""
+    precision, max_exponent = FORMATS[np.dtype(dtype)]
+    if units == 0:
+        return 0.0
+    magnitude = abs(units)
+    top = magnitude.bit_length() - 1 - 1074  # the exponent of the highest bit
+    ulp = max(top - (precision - 1), (2 - max_exponent - 1) - (precision - 1))  # not below the subnormals'
+    drop = ulp + 1074
+    if drop <= 0:
+        q = magnitude << -drop
+    else:
+        q, rest = magnitude >> drop, magnitude & ((1 << drop) - 1)
+        half = 1 << (drop - 1)
+        if rest > half or (rest == half and q & 1):
+            q += 1
+    if q and q.bit_length() - 1 + ulp > max_exponent:
+        value = math.inf
+    else:
+        value = math.ldexp(q, ulp) if q else 0.0
+    return -value if units < 0 else value
+
+
+def exact_sum(x: np.ndarray, dtype) -> np.generic:
+    """The correctly rounded sum of x in float `dtype`, with IEEE's NaN, infinities and -0.0."""
+    x = np.asarray(x).ravel()
+    dtype = np.dtype(dtype)
+    if x.dtype.kind == "f":
+        if np.isnan(x).any() or (np.isposinf(x).any() and np.isneginf(x).any()):
+            return dtype.type(np.nan)
+        if np.isinf(x).any():
+            return dtype.type(np.inf if np.isposinf(x).any() else -np.inf)
+    units = exact_units(x)
+    if units == 0:
+        all_negative_zero = x.size > 0 and x.dtype.kind == "f" and bool(np.signbit(x).all())
+        return dtype.type(-0.0 if all_negative_zero else 0.0)
+    return dtype.type(round_units(units, dtype))

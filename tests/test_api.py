@@ -22,17 +22,19 @@ def test_version_metadata_and_types():
     assert cured._cured.__file__.endswith(".so")
 
 
-def test_registry_lists_the_nine_versions_in_order():
+def test_registry_lists_the_eleven_versions_in_order():
     versions = cured.versions()
-    assert [v.id for v in versions] == list(range(10))
+    assert [v.id for v in versions] == list(range(11))
     assert [v.name for v in versions] == [
         "global memory", "shared memory", "no divergence", "no bank conflict", "add during load",
-        "unroll last warp", "completely unroll", "many elements a thread", "warp shuffle", "one launch, fixed tiles"]
-    assert [v.elements_per_block for v in versions] == [256] * 4 + [512] * 3 + [32768] * 2 + [None]
+        "unroll last warp", "completely unroll", "many elements a thread", "warp shuffle", "one launch, fixed tiles",
+        "exact"]
+    assert [v.elements_per_block for v in versions] == [256] * 4 + [512] * 3 + [32768] * 2 + [None] * 2
     assert all(v.threads == 256 for v in versions)
     assert all(v.elements_per_block == v.threads * v.elements_per_thread for v in versions if v.schedule == "passes")
-    assert [v.schedule for v in versions] == ["passes"] * 9 + ["tiles"]
-    assert [v.tree for v in versions] == ["interleaved"] * 3 + ["sequential"] * 6 + ["warps"]
+    assert [v.schedule for v in versions] == ["passes"] * 9 + ["tiles"] * 2
+    assert [v.tree for v in versions] == ["interleaved"] * 3 + ["sequential"] * 6 + ["warps", "exact"]
+    assert cured.EXACT_VERSION == 10 and versions[10].shape(12345) == versions[9].shape(12345)
     for v in versions:  # each version's source file is where the registry says
         assert (ROOT / "csrc" / "kernels" / f"{v.source}.cu").is_file()
         assert v.source.startswith(f"v{v.id}_") and v.summary
@@ -120,7 +122,7 @@ def test_unsupported_dtypes_raise_type_error_naming_the_dtype(bad, words):
 
 
 @pytest.mark.parametrize("version, error", [
-    (10, ValueError), (-1, ValueError), (2**70, ValueError), ("cub", ValueError), ("CUB", TypeError),
+    (11, ValueError), (-1, ValueError), (2**70, ValueError), ("cub", ValueError), ("CUB", TypeError),
     (True, TypeError), (3.0, TypeError), ("3", TypeError), (None, TypeError),
 ])
 def test_bad_version(version, error):

@@ -12,7 +12,7 @@ from reference import DTYPES, cached_case, random_array, same_bits
 
 
 def fake_row(version, n, median, **fields):
-    values = dict(device="test", dtype="float32", n=n, bytes=4 * n, version=version, name=f"v{version}", repeats=3,
+    values = dict(device="test", dtype="float32", n=n, bytes=4 * n, version=version, data="normal", name=f"v{version}", repeats=3,
                   buffers=1, time_median_s=median, time_min_s=median, time_max_s=median, time_q1_s=median,
                   time_q3_s=median, bandwidth_gbs=4 * n / median / 1e9, peak_fraction=0.5, speedup_vs_v0=None,
                   speedup_vs_previous=None, h2d_s=None, end_to_end_s=None, end_to_end_min_s=None,
@@ -35,9 +35,26 @@ def test_result_formats_without_a_gpu():
     assert [(r.subject, r.n, r.measure, r.median) for r in as_rows[:2]] == [("V0", 1024, "device", 2e-6),
                                                                             ("CUB", 1024, "device", 1e-6)]
     assert as_rows[0].date.endswith("UTC") and rows.to_rows("d")[0].date == "d"
+    assert {r.input for r in as_rows} == {"device"}
+    full = BenchResult([fake_row(10, 1024, 3e-6, data="full_range")], device={"name": "test"}).to_rows("d")
+    assert [(r.subject, r.input, r.measure) for r in full] == [("V10", "full_range", "device")]
 
 
-@pytest.mark.parametrize("versions", [[10], ["CUB"], [True], [1.5]])
+def test_full_range_spans_the_exponents():
+    from cured.benchmark import full_range, random_input
+
+    for dtype, exponents in [("float16", 31), ("float32", 255), ("float64", 2047)]:
+        x = full_range(1 << 16, dtype)
+        assert x.dtype == dtype and np.isfinite(x).all() and (np.signbit(x).mean() - 0.5) ** 2 < 0.01
+        assert len(np.unique(np.frexp(x[x != 0])[1])) > 0.9 * exponents  # nearly every binade, subnormals too
+        assert (np.abs(x[x != 0]) < np.finfo(dtype).tiny).any()
+    with pytest.raises(ValueError, match="floating"):
+        full_range(10, "int32")
+    with pytest.raises(ValueError, match="data must be"):
+        random_input(10, "float32", data="wide")
+
+
+@pytest.mark.parametrize("versions", [[11], ["CUB"], [True], [1.5]])
 def test_bench_rejects_unknown_versions(versions):
     with pytest.raises(ValueError, match="no version"):
         cured.bench(versions=versions)

@@ -1,0 +1,258 @@
+"""V10 and cured.fsum: the correctly rounded sum, against an exact reference written with Python
+integers (tests/reference.py: exact_sum), never against math.fsum alone. Every path (CPU, GPU,
+host and device input, any grid, any chunking, exact partial states added) must give the one answer."""
+import pickle
+
+import numpy as np
+import pytest
+
+import cured
+from reference import exact_sum, same_bits
+
+FLOATS = ["float16", "float32", "float64"]
+LENGTHS = [0, 1, 2, 3, 31, 33, 1000, 8191, 8192, 8193, 65537, 2**20 + 7]
+BITS = {"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}
+MANTISSA = {"float16": 10, "float32": 23, "float64": 52}
+MAX_EXPONENT_FIELD = {"float16": 30, "float32": 254, "float64": 2046}
+
+
+def result_dtype(dtype) -> np.dtype:
+    return np.dtype(dtype)  # NumPy's: float16 stays float16, the others their own
+
+
+def normal(rng, dtype, n):
+    return rng.standard_normal(n).astype(dtype)
+
+
+def wide_range(rng, dtype, n, top_gap=24):
+    """Finite values whose exponents span the dtype's range (subnormals included) up to 2^top_gap
+    below the largest, so that sums of many stay finite; random signs and significands."""
+    bits_type = BITS[dtype]
+    m = MANTISSA[dtype]
+    exponent = rng.integers(0, MAX_EXPONENT_FIELD[dtype] - top_gap, size=n, endpoint=True).astype(np.uint64)
+    fraction = rng.integers(0, 1 << m, size=n, dtype=np.uint64)
+    sign = rng.integers(0, 2, size=n).astype(np.uint64)
+    width = np.dtype(dtype).itemsize * 8
+    raw = (sign << np.uint64(width - 1)) | (exponent << np.uint64(m)) | fraction
+    return raw.astype(bits_type).view(dtype)
+
+
+def cancelling(rng, dtype, n):
+    """Pairs x, -x over the whole range, shuffled, and a few small remainders: the sum is tiny
+    beside the elements, which a floating accumulator loses."""
+    half = wide_range(rng, dtype, n // 2, top_gap=2)
+    rest = normal(rng, dtype, n - 2 * (n // 2)) * np.asarray(1e-3, dtype)
+    x = np.concatenate([half, -half, rest])
+    rng.shuffle(x)
+    return x
+
+
+GENERATORS = {"normal": normal, "wide_range": wide_range, "cancelling": cancelling}
+
+
+def check(x, got, dtype=None):
+    expected = exact_sum(x, result_dtype(dtype if dtype is not None else x.dtype))
+    assert same_bits(got, expected), f"{got!r} != exact {expected!r}"
+
+
+# ---- hand-made cases: ties, just above halfway, overflow, specials ---------------------------
+
+f32, f16 = np.float32, np.float16
+TRICKY = {
+    # ties to even: 1 + 2^-24 is halfway between 1 and the next float32; 1 + 3 x 2^-24 between odd and even
+    "tie_down": np.array([1.0, 2.0**-24], f32),
+    "tie_up": np.array([1.0 + 2.0**-23, 2.0**-24], f32),
+    # just above halfway: a float64 accumulator drops 2^-80 and then rounds the tie down (wrong)
+    "above_half": np.array([1.0, 2.0**-24, 2.0**-80], f32),
+    "below_half": np.array([1.0, 2.0**-24, -(2.0**-80)], f32),
+    # float16, rounded once: through float32 the 2^-24 is lost to a tie, and the tie rounds down
+    "half_double_rounding": np.array([1.0, 2.0**-11, 2.0**-24], f16),
+    # no intermediate overflow; overflow to inf by rounding; back from it
+    "no_overflow": np.array([3e38, 3e38, -3e38], f32),
+    "overflow": np.array([np.finfo(f32).max, np.finfo(f32).max], f32),
+    "overflow_by_rounding": np.array([np.finfo(f32).max, 2.0**103], f32),
+    "max_stays": np.array([np.finfo(f32).max, 2.0**102], f32),
+    "float64_no_overflow": np.array([1.7e308, 1.7e308, -1.7e308, -1.6e308]),
+    # subnormals, and cancellation to exactly zero
+    "subnormals": np.array([2.0**-149, 2.0**-149, 3 * 2.0**-149, -(2.0**-148)], f32),
+    "float64_subnormals": np.array([5e-324, 5e-324, -1e-323, 2.5e-323]),
+    "to_zero": np.array([1e30, 1.0, -1e30, -1.0], f32),
+    # signed zeros: -0.0 only when every element is -0.0
+    "negative_zeros": np.array([-0.0, -0.0, -0.0], f32),
+    "mixed_zeros": np.array([-0.0, 0.0], f32),
+    "one_negative_zero": np.array([-0.0]),
+    "cancel_is_positive_zero": np.array([-1.0, 1.0], f32),
+    # NaN and infinities, IEEE's way
+    "nan": np.array([1.0, np.nan, 2.0], f32),
+    "inf": np.array([1.0, np.inf, -1e38], f32),
+    "minus_inf": np.array([-np.inf, 1e30], f32),
+    "inf_minus_inf": np.array([np.inf, -np.inf], f32),
+    "half_inf": np.array([65504.0, 65504.0, -65504.0], f16),
+    "half_overflow": np.array([65504.0, 16.0], f16),
+}
+
+
+@pytest.mark.parametrize("name", TRICKY)
+def test_tricky_cases_on_the_cpu(name):
+    x = TRICKY[name]
+    check(x, cured.fsum(x, device="cpu"))
+
+
+def test_the_tricky_cases_say_what_they_claim():
+    # the reference itself, by hand: a guard against a test that cannot fail
+    assert exact_sum(TRICKY["tie_down"], f32) == f32(1.0)
+    assert exact_sum(TRICKY["tie_up"], f32) == f32(1.0 + 2.0**-22)
+    assert exact_sum(TRICKY["above_half"], f32) == f32(1.0 + 2.0**-23)
+    assert f32(np.float64(1.0) + 2.0**-24 + 2.0**-80) == f32(1.0)  # what a float64 accumulator gives
+    assert exact_sum(TRICKY["half_double_rounding"], f16) == f16(1.0 + 2.0**-10)
+    assert f16(f32(1.0) + f32(2.0**-11) + f32(2.0**-24)) == f16(1.0)  # through float32: wrong
+    assert exact_sum(TRICKY["no_overflow"], f32) == f32(3e38)
+    assert np.isinf(exact_sum(TRICKY["overflow_by_rounding"], f32))
+    assert exact_sum(TRICKY["max_stays"], f32) == np.finfo(f32).max
+    assert np.signbit(exact_sum(TRICKY["negative_zeros"], f32)) and not np.signbit(exact_sum(TRICKY["mixed_zeros"], f32))
+    assert np.isnan(exact_sum(TRICKY["inf_minus_inf"], f32))
+
+
+@pytest.mark.parametrize("kind", GENERATORS)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", LENGTHS)
+def test_cpu_is_exact(seed, kind, dtype, n):
+    x = GENERATORS[kind](np.random.default_rng([seed, n, FLOATS.index(dtype)]), dtype, n)
+    check(x, cured.fsum(x, device="cpu"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_other_result_dtypes_round_once(seed, dtype):
+    x = wide_range(np.random.default_rng(seed), "float16", 5000)
+    check(x, cured.fsum(x, dtype=dtype, device="cpu"), dtype)
+    y = normal(np.random.default_rng(seed + 1), "float64", 5000)
+    check(y, cured.fsum(y, dtype="float32", device="cpu"), "float32")
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "int64", "uint64"])
+def test_integers(seed, dtype):
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    x = rng.random(3000) < 0.5 if info is None else rng.integers(info.min, info.max, size=3000, dtype=dtype, endpoint=True)
+    got = cured.fsum(x, device="cpu")
+    assert got.dtype == np.sum(x).dtype and got == np.sum(x)  # exact already, and wrapping as NumPy's
+    check(x, cured.fsum(x, dtype="float64", device="cpu"), "float64")  # rounded once, not per addition
+
+
+def test_states_add_to_the_whole(seed):
+    rng = np.random.default_rng(seed)
+    x = cancelling(rng, "float64", 40001)
+    cuts = np.sort(rng.integers(0, x.size, size=6))
+    pieces = np.split(x, cuts)
+    states = [cured.fsum_state(p, device="cpu") for p in pieces]
+    total = sum(states)
+    assert same_bits(total.round(np.float64), cured.fsum(x, device="cpu"))
+    assert same_bits(total.round(np.float32), exact_sum(x, np.float32))
+    assert same_bits(sum(reversed(states)).round(), total.round())
+    again = pickle.loads(pickle.dumps(total))
+    assert again == total and cured.ExactSum.from_bytes(total.to_bytes()) == total
+    assert float(total) == float(cured.fsum(x, device="cpu"))
+
+
+def test_states_keep_specials_and_signed_zeros():
+    neg = cured.fsum_state(np.array([-0.0]), device="cpu")
+    assert np.signbit(neg.round()) and np.signbit((neg + neg).round())
+    assert not np.signbit((neg + cured.fsum_state(np.array([0.0]), device="cpu")).round())
+    assert np.signbit((neg + cured.ExactSum(0)).round())  # the empty sum has no elements: -0.0 stays
+    inf = cured.fsum_state(np.array([np.inf]), device="cpu")
+    assert np.isinf(inf.round()) and np.isnan((inf + cured.fsum_state(np.array([-np.inf]), device="cpu")).round())
+
+
+def test_state_errors():
+    with pytest.raises(ValueError, match="exact version"):
+        cured._cured.sum(np.ones(3), 9, None, "cpu", False, None, True)
+    with pytest.raises(ValueError, match="state=True"):
+        cured._cured.sum(np.ones(3), 10, np.float64, "cpu", False, None, True)
+    with pytest.raises(ValueError, match="bytes"):
+        cured.ExactSum.from_bytes(b"\0" * 10)
+    with pytest.raises(TypeError, match="float16, float32 or float64"):
+        cured.ExactSum(1).round(np.int64)
+    with pytest.raises(OverflowError):
+        cured.ExactSum(1 << 3000).round()
+
+
+# ---- the GPU: the same answer on every path --------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", TRICKY)
+def test_tricky_cases_on_the_gpu(name):
+    x = TRICKY[name]
+    check(x, cured.fsum(x))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kind", GENERATORS)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", LENGTHS)
+def test_gpu_is_exact(seed, kind, dtype, n):
+    x = GENERATORS[kind](np.random.default_rng([seed, n, FLOATS.index(dtype)]), dtype, n)
+    check(x, cured.fsum(x))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_gpu_any_grid_and_chunking_gives_the_one_answer(seed, dtype):
+    x = wide_range(np.random.default_rng(seed), dtype, 3 * 2**20 + 11)
+    expected = cured.fsum(x, device="cpu")
+    lanes, chunk = cured._cured.staging()["lanes"], cured._cured.staging()["chunk_bytes"]
+    try:
+        for blocks, misalign in [(1, 0), (3, 0), (1000, 0), (7, np.dtype(dtype).itemsize)]:
+            cured._cured._set_test_launch(blocks, misalign)
+            assert same_bits(cured.fsum(x), expected), (blocks, misalign)
+        cured._cured._set_test_launch(0, 0)
+        for lanes_now, chunk_bytes in [(1, 1 << 16), (3, 1 << 18), (6, 1 << 22)]:
+            cured._cured._set_staging(lanes_now, chunk_bytes)
+            assert same_bits(cured.fsum(x), expected), (lanes_now, chunk_bytes)
+    finally:
+        cured._cured._set_test_launch(0, 0)
+        cured._cured._set_staging(lanes, chunk)
+
+
+@pytest.mark.gpu
+def test_gpu_states_add_to_the_whole(seed):
+    x = cancelling(np.random.default_rng(seed), "float32", 2**20 + 3)
+    pieces = np.array_split(x, 5)
+    gpu_states = [cured.fsum_state(p) for p in pieces]
+    assert gpu_states == [cured.fsum_state(p, device="cpu") for p in pieces]
+    assert same_bits(sum(gpu_states).round(np.float32), cured.fsum(x))
+
+
+@pytest.mark.gpu
+def test_device_arrays_and_out(seed):
+    cupy = pytest.importorskip("cupy")
+    x = wide_range(np.random.default_rng(seed), "float32", 2**21 + 5)
+    expected = exact_sum(x, np.float32)
+    d = cupy.asarray(x)
+    assert same_bits(cured.fsum(d), expected)
+    assert same_bits(cured.fsum(d[1:]), exact_sum(x[1:], np.float32))  # misaligned: scalar loads
+    assert same_bits(cured.fsum(d[::3]), exact_sum(x[::3], np.float32))  # strided: copied first
+    out = cupy.empty((), dtype=cupy.float32)
+    cured.fsum(d, out=out)
+    assert same_bits(np.float32(out.get()), expected)
+    assert cured.fsum_state(d) == cured.fsum_state(x, device="cpu")
+    h = cupy.asarray(TRICKY["half_double_rounding"])
+    out16 = cupy.empty((1,), dtype=cupy.float16)
+    cured.fsum(h, out=out16)
+    assert same_bits(np.float16(out16.get()[0]), exact_sum(TRICKY["half_double_rounding"], f16))
+
+
+@pytest.mark.gpu
+def test_more_than_2_to_the_31_elements():
+    cupy = pytest.importorskip("cupy")
+    n = 2**31 + 3
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    if free < 2 * n * 2 + (1 << 30):
+        pytest.skip(f"needs {2 * n * 2 / 2**30:.0f} GiB of free GPU memory, has {free / 2**30:.1f}")
+    d = cupy.full(n, 1.0, dtype=cupy.float16)
+    d[-1] = 2.0**-21  # a float16 subnormal, 52 places below the sum's top bit: kept
+    d[5] = -0.5
+    got = cured.fsum(d, dtype="float64")  # (n - 2) - 0.5 + 2^-21 = 2^31 + 0.5 + 2^-21, which float64 holds
+    assert got == np.float64(2**31 + 0.5 + 2.0**-21)
+    got32 = cured.fsum(d, dtype="float32")
+    assert got32 == np.float32(2.0**31)  # the last place is 256 there
+    del d
