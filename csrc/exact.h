@@ -184,9 +184,10 @@ CURED_HD double cured_exact_round(const int64_t *limb, int low, int high, uint64
     return negative ? -value : value;
 }
 
-/* The bytes a plan's result takes: one accumulator (8 bytes at most), or the state. */
+/* The bytes a plan's result takes: one accumulator, or the state. */
 static inline size_t cured_plan_result_bytes(const cured_plan *plan) {
-    return plan->result == CURED_EXACT_STATE ? sizeof(cured_exact_state) : 8;
+    return plan->result == CURED_EXACT_STATE ? sizeof(cured_exact_state)
+                                             : (size_t)cured_dtype_size(cured_acc_dtype(plan->acc));
 }
 
 /* exact_cpu.c. Adds elements [0, n) of `in` (of `dtype`) into *state exactly and normalizes it. */

@@ -200,8 +200,7 @@ done:
 /* The sum of nothing, 0 in every accumulator (and an empty exact state), into *d_out. */
 static cured_cuda_status write_zero(const cured_plan *plan, void *d_out, cudaStream_t stream) {
     cured_cuda_status status = cured_ok;
-    CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(d_out, 0, plan->result == CURED_EXACT_STATE ? cured_plan_result_bytes(plan)
-                                                            : (size_t)cured_dtype_size(cured_acc_dtype(plan->acc)), stream));
+    CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(d_out, 0, cured_plan_result_bytes(plan), stream));
 done:
     return status;
 }
