@@ -28,14 +28,14 @@ def speedup(files):
     for h, _ in files:
         d = short(h["device"]["name"])
         header += [f"{d} us", f"{d} GB/s", f"{d} % of peak", f"{d} vs V0"]
-    subjects = list(dict.fromkeys(r.subject for r in select(files[0][1], measure="device", n=N, dtype="float32")))
+    subjects = list(dict.fromkeys(r.subject for r in select(files[0][1], measure="device", input="device", n=N, dtype="float32")))
     lines = []
     for s in subjects:
         line = [s]
         for h, rows in files:
             peak = h["device"]["peak_bandwidth_bytes_per_s"]
-            r, v0 = lookup(rows, measure="device", n=N, dtype="float32", subject=s), \
-                lookup(rows, measure="device", n=N, dtype="float32", subject="V0")
+            r, v0 = lookup(rows, measure="device", input="device", n=N, dtype="float32", subject=s), \
+                lookup(rows, measure="device", input="device", n=N, dtype="float32", subject="V0")
             gbs = 4 * N / r.median / 1e9
             line += [f"{r.median * 1e6:.2f}", f"{gbs:.0f}", f"{100e9 * gbs / peak:.1f}%", f"{v0.median / r.median:.2f}x"]
         lines.append(line)
@@ -43,7 +43,7 @@ def speedup(files):
 
 
 def sweep(rows, dtype="float32", subjects=("V0", "V3", "V4", "V6", "V8", "V9", "CUB")):
-    device = select(rows, measure="device", dtype=dtype)
+    device = select(rows, measure="device", input="device", dtype=dtype)
     item = 4 if dtype == "float32" else 8
     lengths = sorted({r.n for r in device if (r.n.bit_length() - 1) % 2 == 0 and r.n & (r.n - 1) == 0})
     lines = [[f"2^{n.bit_length() - 1}"] + [f"{item * n / lookup(device, subject=s, n=n).median / 1e9:.3g}"
@@ -56,7 +56,7 @@ def v9_against_cub(files):
     lines = []
     for h, rows in files:
         for dtype in ("float32", "float64"):
-            device = select(rows, measure="device", dtype=dtype)
+            device = select(rows, measure="device", input="device", dtype=dtype)
             ratios = {r.n: lookup(device, subject="CUB", n=r.n).median / r.median for r in select(device, subject="V9")}
             behind = [f"2^{n.bit_length() - 1} ({q:.3f})" for n, q in sorted(ratios.items()) if q < 1]
             peak = h["device"]["peak_bandwidth_bytes_per_s"]
@@ -143,6 +143,36 @@ def host(files):
                     "lllrrrr")
 
 
+def exact(files, lengths=(1 << 10, 1 << 16, 1 << 20, 1 << 26, 1 << 28, 1 << 30)):
+    """V10 against V9 (and CUB), device time: V9's time over V10's on both kinds of data."""
+    lines = []
+    for h, rows in files:
+        for dtype in ("float32", "float64"):
+            item = 4 if dtype == "float32" else 8
+            for data, label in (("device", "standard normal"), ("full_range", "full range")):
+                d = select(rows, measure="device", input=data, dtype=dtype)
+                cells = []
+                for n in lengths:
+                    v9, v10, cub = (lookup(d, subject=s, n=n) for s in ("V9", "V10", "CUB"))
+                    cells.append(f"{v9.median / v10.median:.2f} ({item * n / v10.median / 1e9:.0f} GB/s)" if n >= 1 << 20
+                                 else f"{v9.median / v10.median:.2f} ({us(v10.median)} us)")
+                lines.append([short(h["device"]["name"]), dtype, label] + cells)
+    return markdown(["GPU", "dtype", "data"] + [f"2^{n.bit_length() - 1}" for n in lengths], lines, "lll" + "r" * len(lengths))
+
+
+def exact_cpu(files):
+    lines = []
+    for h, rows in files:
+        w = select(rows, measure="wall", input="host")
+        for dtype in ("float32", "float64"):
+            item = 4 if dtype == "float32" else 8
+            mine, theirs = lookup(w, subject="V10-cpu", dtype=dtype), lookup(w, subject="math.fsum", dtype=dtype)
+            lines.append([short(h["device"]["name"]), dtype, f"{item * mine.n / mine.median / 1e9:.2f}",
+                          f"{item * theirs.n / theirs.median / 1e9:.2f}"])
+    return markdown(["machine (its host CPU)", "dtype", "cured.fsum(device='cpu'), GB/s, one core", "math.fsum, GB/s"],
+                    lines, "llrr")
+
+
 def main():
     files = load_all()
     print("## speedup\n\n" + speedup(files))
@@ -154,6 +184,8 @@ def main():
     print("\n## wall summary\n\n" + wall_summary(files))
     print("\n## queued\n\n" + queued(files))
     print("\n## host\n\n" + host(files))
+    print("\n## exact (V9 time / V10 time)\n\n" + exact(files))
+    print("\n## exact cpu\n\n" + exact_cpu(files))
     print("\n## metrics\n\n" + markdown(["column", "Nsight Compute metric(s)", "combined over a version's kernels",
                                           "what it shows"],
                                          [[m.label, ", ".join(f"`{x}`" for x in m.ncu), m.combine, m.shows]

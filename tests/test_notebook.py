@@ -25,4 +25,4 @@ def test_notebook_executes(monkeypatch):
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
     assert "No GPU here: showing the committed results measured on NVIDIA H200" in text
     images = [o for o in outputs if "image/png" in o.get("data", {})]
-    assert len(images) == 5  # the bars, the sweep, V9 against CUB, the counters, the wall times
+    assert len(images) == 6  # the bars, the sweep, V9 against CUB, V10 beside them, the counters, the wall times
