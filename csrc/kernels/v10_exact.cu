@@ -23,10 +23,10 @@
 //     exact integer number of 2^b_k) to an int64 beside it and restarts at M_k; a step adds at most
 //     2^(b_k + p - 3) to a bin, so it never leaves its binade.
 //  2. Shared memory, the rest. What the window cannot hold exactly (the bits of x below the last
-//     bin, |x| >= 2^kTop, NaN, infinities) goes, decoded into sign, integer and bit position, into
-//     the warp's copy of the exact state (exact.h: 68 limbs of 32 bits in int64, 2^-1074 to 2^2162)
-//     with shared-memory atomic adds. Standard-normal data almost never comes here; data spread
-//     over the dtype's whole exponent range mostly does.
+//     bin, |x| >= 2^kTop, NaN, infinities) is decoded into sign, integer and bit position and added
+//     into an exact state (exact.h: limbs of 32 bits in int64, 2^-1074 up): float32's into ten
+//     limbs of the thread's own, float64's into the warp's 68 with shared-memory atomic adds.
+//     Standard-normal data almost never comes here; data over the whole exponent range mostly does.
 //  3. Global memory, the combine. At the end each warp adds its threads' int64s into its state, the
 //     block adds its warps' states and carries once, and adds the result into one state in the
 //     workspace with 68 global atomic adds. The block that completes the ticket (as V9's) reads
@@ -35,12 +35,28 @@
 // Window (kTop, bins x bits; elements it holds whole): float32 2^12, 4 x 16 (|x| >= 2^-29);
 // float64 2^24, 3 x 46 (|x| >= 2^-62); float16 2^16, 4 x 15 (every float16).
 //
-// Napkin math: the window is 12 float32 additions an element (float64: 9), against the H200's 128
-// (64) a clock an SM, where V9 needs about 4 elements a clock an SM to read memory at full speed:
-// the fast path fits beside the loads. The shared-memory path is a decode and 2 to 3 atomic adds.
+// Exact for any sum of fewer than 2^64 elements over any number of launches; one launch for
+// fewer than 2^31 elements a warp of its grid (2^34 even with a grid of one block).
 //
-// Evidence: results/ (python -m cured --record): V10 against V9 and CUB, standard-normal data and
-// data whose exponents span the dtype's range (cured.benchmark.full_range).
+// Napkin math: the window is 12 float32 additions an element (float64: 9), against the H200's 128
+// (64) lanes a clock an SM, where V9 reads about 4 elements a clock an SM at full speed.
+//
+// Evidence (results/, `python -m cured --record`, 2026-11-22; device time):
+//  - Standard-normal data, V10's bandwidth as a fraction of V9's, from 2^26 up: float64 0.82 to 0.85 on the H200,
+//    0.95 to 0.98 on the H100; float32 0.59 to 0.61 and 0.76 to 0.83 (target 0.9). 2^10 to 2^16:
+//    9 to 13 us, 1.6 to 2.8 times V9's (target 1.5): the state's zeroing, the combine and the
+//    last block's serial rounding.
+//  - Full exponent range: float32 604 GB/s (0.13 of V9) on the H200, 608 (0.20) on the H100;
+//    float64 165 to 180 GB/s (0.04 to 0.06) with the warp's atomics (target 0.75).
+//  - Counters (H200, 2^25 float32, standard normal): 0.885 warp instructions an element against
+//    V9's 0.133, occupancy 24.7% against 48.9% (102 registers a thread), warps waiting on memory
+//    18.6% of their cycles against 70.6%, DRAM 45.4% of peak: V10 is bound by its instructions and
+//    its few warps, not by memory. What was tried and did not help (H200, 2^28 float32): three bins
+//    instead of four (0.375 against 0.362 of V9, both with the slow path inlined), an L2 bulk
+//    prefetch two or six steps ahead (0.36, 0.35). What would: fewer instructions an element (the
+//    window test and the remainder test once a vector, not once an element), fewer registers for
+//    more warps, and for full-range data a per-thread exponent-indexed accumulation (exact_cpu.c's
+//    bins) in place of the limbs.
 #include <cuda/atomic>
 
 #include "../exact.h"

@@ -6,7 +6,8 @@
 // Still slow: `tid % (2*s) == 0` keeps the working threads scattered across every warp (divergence),
 // and the modulo itself is expensive.
 //
-// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22 00:10 UTC,
+// results/ at commit 8e7b148; the 01:58 UTC file now in results/ differs by a point or less; the
 // H100's counters in results/ agree): 377 -> 333 us, only 1.13x: V0's
 // scratch traffic already hit the L2 cache (85.1% hit rate, against 7.2% here), so moving the tree
 // on chip saves little. The divergence does not show as divergent branches (0) or warp efficiency

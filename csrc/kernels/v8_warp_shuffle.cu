@@ -6,7 +6,8 @@
 // __syncwarp between steps, since the shuffle itself synchronises the lanes named in its mask. The
 // pairs are V7's, so the bits are V7's.
 //
-// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22 00:10 UTC,
+// results/ at commit 8e7b148; the 01:58 UTC file now in results/ differs by a point or less; the
 // H100's counters in results/ agree): 47.1 -> 47.7 us, no gain: warp
 // instructions an element 0.291 -> 0.289, and 85.7% of warp cycles still wait on a global load. The
 // last warp was never the limit; memory latency is (V9).

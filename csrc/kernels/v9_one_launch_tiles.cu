@@ -36,7 +36,8 @@
 // Napkin math: 2^28 float32 = 1 GiB read once; at the H200's theoretical 4.81 TB/s, 223 us. At
 // 2^10 to 2^16 the floor is the launch: an empty kernel takes 3.4 us on the H200 (docs/v9.md).
 //
-// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22; the
+// Evidence (Nsight Compute, `python -m cured --profile`, 2^25 float32, NVIDIA H200, 2026-11-22 00:10 UTC,
+// results/ at commit 8e7b148; the 01:58 UTC file now in results/ differs by a point or less; the
 // H100's counters in results/ agree): 47.7 -> 34.7 us (CUB 36.9).
 // DRAM throughput rises from 59.5% (V8) to 81.9% of peak (CUB 77.1%; H100: 83.4%, CUB 79.8%), warp
 // instructions an element fall from 0.289 to 0.133, and with half V8's occupancy (49.0% against
