@@ -331,7 +331,8 @@ __global__ void __launch_bounds__(kThreads, 2) reduce_v10(const In *in, Acc *out
         if (n > 0) flags |= CURED_EXACT_SIGN_CLEAR;
     }
     if (!all_signs_set) flags |= CURED_EXACT_SIGN_CLEAR;
-    flags = __reduce_or_sync(0xffffffffu, flags);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, offset);  // sm_75 too
     if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);
     __syncthreads();
 
