@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axis.h"
 #include "exact.h"
 
 /* IEEE half to float, exactly (every half is a float). */
@@ -36,12 +37,21 @@ static float half_to_float(uint16_t h) {
 #define ACC_T uint64_t
 #define ACC_NAME u64
 #include "cpu_model_pass.h"
+#include "cpu_model_axis.h"
+#undef ACC_T
+#undef ACC_NAME
 #define ACC_T float
 #define ACC_NAME f32
 #include "cpu_model_pass.h"
+#include "cpu_model_axis.h"
+#undef ACC_T
+#undef ACC_NAME
 #define ACC_T double
 #define ACC_NAME f64
 #include "cpu_model_pass.h"
+#include "cpu_model_axis.h"
+#undef ACC_T
+#undef ACC_NAME
 
 typedef void (*model_pass_fn)(const cured_version *, const void *, cured_dtype, int64_t, void *);
 
@@ -94,4 +104,12 @@ int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, c
     memcpy(result, partials, (size_t)cured_dtype_size(cured_acc_dtype(acc)));
     free(partials);
     return 0;
+}
+
+int cured_cpu_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *in, void *out) {
+    switch (acc) {
+    case CURED_ACC_FLOAT32: return model_axis_f32(fold, in_dtype, in, out);
+    case CURED_ACC_FLOAT64: return model_axis_f64(fold, in_dtype, in, out);
+    default: return model_axis_u64(fold, in_dtype, in, out); /* int64 and uint64 add to the same bits */
+    }
 }

@@ -1,5 +1,6 @@
 /* cpu_model_pass.h: one pass of the CPU order model for the accumulator type ACC_T, included by
- * cpu_model.c once per accumulator (ACC_T and ACC_NAME defined before each inclusion). */
+ * cpu_model.c once per accumulator (ACC_T and ACC_NAME defined before each inclusion, and
+ * cpu_model_axis.h after it, which uses its loads). */
 #define CURED_CAT_(a, b) a##_##b
 #define CURED_CAT(a, b) CURED_CAT_(a, b)
 #define LOAD CURED_CAT(model_load, ACC_NAME)
@@ -110,5 +111,3 @@ static ACC_T TILES(const cured_version *v, const void *in, cured_dtype dtype, in
 #undef TREE
 #undef PASS
 #undef TILES
-#undef ACC_T
-#undef ACC_NAME

@@ -334,18 +334,22 @@ cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, con
                                    cudaStream_t stream, void *result, cured_timing *timing);
 
 /* The same sum into device memory `d_out` (one element of `out_dtype`: the accumulator's dtype, or
- * float16 for a float32 accumulator), queued on `stream` and not waited for. */
+ * one NumPy's astype casts it to), plus *initial (one accumulator on the host; NULL: none), queued
+ * on `stream` and not waited for. */
 cured_cuda_status cured_device_sum_into(const cured_plan *plan, const void *d_in, const cured_layout *strided,
-                                        int unit, cudaStream_t stream, void *d_out, cured_dtype out_dtype);
+                                        int unit, cudaStream_t stream, void *d_out, cured_dtype out_dtype,
+                                        const void *initial);
 
 /* The floor of a call's wall time: `repeats` times, one minimal kernel that writes one value into
  * pinned host memory, on `stream`, and the wait for it; seconds[k] is each one's host time. */
 cured_cuda_status cured_floor(int repeats, cudaStream_t stream, double *seconds);
 
-/* kernels/result.cu: the accumulator *acc (device) stored into the out= element `out` of `out_dtype`
- * (any alignment), and the floor's kernel, which writes 1.0f into *out. Each returns its launch's error. */
-cudaError_t cured_store_result(const void *acc, cured_acc acc_type, void *out, cured_dtype out_dtype,
-                               cudaStream_t stream);
+/* kernels/result.cu: n accumulators at acc (device; NULL: n zeros), each plus *initial (one
+ * accumulator on the host; NULL: none) in the accumulator's type, cast as NumPy's astype into `out`
+ * (device, n elements of `out_dtype`, any alignment); and the floor's kernel, which writes 1.0f
+ * into *out. Each returns its launch's error. */
+cudaError_t cured_store_results(const void *acc, cured_acc acc_type, int64_t n, const void *initial, void *out,
+                                cured_dtype out_dtype, cudaStream_t stream);
 cudaError_t cured_launch_floor(void *out, cudaStream_t stream);
 
 /* Benchmark: copies host `in` into enough device buffers to cover at least `min_bytes` (so that

@@ -168,18 +168,20 @@ done:
 /* ---- the sum into a device array, not waited for ------------------------------------------ */
 
 cured_cuda_status cured_device_sum_into(const cured_plan *plan, const void *d_in, const cured_layout *strided,
-                                        int unit, cudaStream_t stream, void *d_out, cured_dtype out_dtype) {
+                                        int unit, cudaStream_t stream, void *d_out, cured_dtype out_dtype,
+                                        const void *initial) {
     cured_cuda_status status = cured_ok;
     const cured_dtype acc_dtype = cured_acc_dtype(plan->acc);
     const size_t acc_size = (size_t)cured_dtype_size(acc_dtype);
     const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
     const size_t copy_bytes = strided != NULL ? cured_align_up((size_t)plan->n * item) : 0;
-    /* The plan writes the result into out= itself when it is the accumulator's type and aligned. */
-    const int direct = out_dtype == acc_dtype && (uintptr_t)d_out % acc_size == 0;
+    /* The plan writes the result into out= itself when it is the accumulator's type and aligned and
+     * there is no initial= to add. */
+    const int direct = initial == NULL && out_dtype == acc_dtype && (uintptr_t)d_out % acc_size == 0;
     char *mem = NULL; /* the accumulator (when not direct), the workspace, then the C-order copy */
 
-    if (plan->n == 0) { /* 0 in every result dtype is all zero bytes */
-        CURED_TRY("cudaMemsetAsync", cudaMemsetAsync(d_out, 0, (size_t)cured_dtype_size(out_dtype), stream));
+    if (plan->n == 0) { /* the sum of nothing: 0, plus initial= */
+        CURED_TRY("cured_store_results", cured_store_results(NULL, plan->acc, 1, initial, d_out, out_dtype, stream));
         goto done;
     }
     CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, CURED_ALIGN + plan->workspace_bytes + copy_bytes, stream));
@@ -192,7 +194,7 @@ cured_cuda_status cured_device_sum_into(const cured_plan *plan, const void *d_in
         d_in = copy;
     }
     CURED_TRY_STEP(cured_plan_run(plan, d_in, direct ? d_out : acc, workspace, stream));
-    if (!direct) CURED_TRY("cured_store_result", cured_store_result(acc, plan->acc, d_out, out_dtype, stream));
+    if (!direct) CURED_TRY("cured_store_results", cured_store_results(acc, plan->acc, 1, initial, d_out, out_dtype, stream));
 
 done:
     /* Stream-ordered: the memory goes back to the pool once the work queued before it is done. */

@@ -7,7 +7,9 @@
 
 #include <string.h>
 
+#include "axis.h"
 #include "exact.h"
+#include "gpu_internal.h"
 
 typedef struct {
     PyObject *cuda_error; /* cured.CudaError */
@@ -304,7 +306,7 @@ static int resolve_device_dtypes(const device_array *array, const device_array *
  * exception set. */
 static int sum_device_array(PyObject *module, PyObject *input, device_array *array, PyObject *out_obj,
                             device_array *out, PyArray_Descr *requested, sum_args *args, acc_value *value,
-                            cured_timing *timing) {
+                            cured_timing *timing, const void *initial) {
     cured_cuda_status status = {cudaSuccess, NULL};
     int previous = -1, failed = -1;
     cured_plan plan;
@@ -338,7 +340,8 @@ static int sum_device_array(PyObject *module, PyObject *input, device_array *arr
     if (out != NULL) {
         /* out='s own producer stream, if another: its work first, and its later work after the sum. */
         if (out->producer != NULL && (status = order_after(stream, out->producer)).code != cudaSuccess) goto cuda_failed;
-        status = cured_device_sum_into(&plan, array->data, strided, unit, stream, (void *)out->data, args->result_dtype);
+        status = cured_device_sum_into(&plan, array->data, strided, unit, stream, (void *)out->data, args->result_dtype,
+                                       initial);
         if (status.code != cudaSuccess) goto cuda_failed;
         if (out->producer != NULL && (status = order_after(out->producer, stream)).code != cudaSuccess) goto cuda_failed;
     } else {
@@ -376,8 +379,8 @@ static int locate(PyObject *module, device_array *array) {
 }
 
 static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
-    static char *keywords[] = {"a", "version", "dtype", "device", "timing", "out", "state", NULL};
-    PyObject *input, *version_obj, *out_obj = Py_None, *result = NULL;
+    static char *keywords[] = {"a", "version", "dtype", "device", "timing", "out", "state", "initial", NULL};
+    PyObject *input, *version_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
     PyArray_Descr *requested = NULL;
     const char *device = "gpu";
     int want_timing = 0;
@@ -387,8 +390,9 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     cured_timing timing;
     memset(&array, 0, sizeof array);
     memset(&out, 0, sizeof out);
-    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&spOp:sum", keywords, &input, &version_obj,
-                                     PyArray_DescrConverter2, &requested, &device, &want_timing, &out_obj, &args.state))
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&spOpO:sum", keywords, &input, &version_obj,
+                                     PyArray_DescrConverter2, &requested, &device, &want_timing, &out_obj, &args.state,
+                                     &initial_obj))
         return NULL;
     const int on_gpu = strcmp(device, "gpu") == 0;
     const int has_out = out_obj != Py_None;
@@ -411,6 +415,10 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
         if (out_found == 0) {
             PyErr_Format(PyExc_TypeError, "cured.sum: out= must be a NumPy array or a device array (CUDA Array "
                          "Interface or DLPack), not %.100s", Py_TYPE(out_obj)->tp_name);
+            goto done;
+        }
+        if (initial_obj != Py_None && !(PyBytes_Check(initial_obj) && PyBytes_GET_SIZE(initial_obj) == 8)) {
+            PyErr_SetString(PyExc_TypeError, "sum: initial must be None or the accumulator's 8 bytes");
             goto done;
         }
         if (!on_gpu || want_timing) {
@@ -436,7 +444,8 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
             goto done;
         if (locate(module, &array) < 0 || (has_out && locate(module, &out) < 0)) goto done;
         if (sum_device_array(module, input, &array, out_obj, has_out ? &out : NULL, requested, &args, &value,
-                             want_timing ? &timing : NULL) < 0)
+                             want_timing ? &timing : NULL,
+                             has_out && initial_obj != Py_None ? PyBytes_AS_STRING(initial_obj) : NULL) < 0)
             goto done;
         if (has_out) {
             result = Py_NewRef(out_obj); /* as NumPy: the sum is in out, which is returned */
@@ -487,6 +496,317 @@ done:
     device_array_release(&array);
     device_array_release(&out);
     sum_args_clear(&args);
+    return result;
+}
+
+/* ---- sum along axes -------------------------------------------------------------------------- */
+
+/* The fold of `shape_obj` and `reduce_obj` (tuples of one int each an axis), checked against the
+ * array's `n` elements. Returns 0, or -1 with ValueError set. */
+static int parse_fold(PyObject *shape_obj, PyObject *reduce_obj, int64_t n, cured_axis_fold *fold, int64_t *elements) {
+    int64_t shape[CURED_MAX_DIMS];
+    int reduce[CURED_MAX_DIMS];
+    if (!PyTuple_Check(shape_obj) || !PyTuple_Check(reduce_obj) || PyTuple_GET_SIZE(shape_obj) != PyTuple_GET_SIZE(reduce_obj) ||
+        PyTuple_GET_SIZE(shape_obj) > CURED_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError, "sum_axes: shape and reduce must be tuples of the same length, at most %d",
+                     CURED_MAX_DIMS);
+        return -1;
+    }
+    const int ndim = (int)PyTuple_GET_SIZE(shape_obj);
+    int64_t product = 1;
+    for (int d = 0; d < ndim; ++d) {
+        shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, d));
+        reduce[d] = PyObject_IsTrue(PyTuple_GET_ITEM(reduce_obj, d));
+        if ((shape[d] == -1 && PyErr_Occurred()) || reduce[d] < 0) return -1;
+        if (shape[d] < 0) {
+            PyErr_SetString(PyExc_ValueError, "sum_axes: a negative extent");
+            return -1;
+        }
+        product *= shape[d];
+    }
+    if (product != n) {
+        PyErr_Format(PyExc_ValueError, "sum_axes: the shape holds %lld elements but the array %lld", (long long)product,
+                     (long long)n);
+        return -1;
+    }
+    *elements = product;
+    if (product == 0) { /* nothing to add: the results (if any) are 0 */
+        memset(fold, 0, sizeof *fold);
+        fold->results = 1;
+        for (int d = 0; d < ndim; ++d)
+            if (!reduce[d]) fold->results *= shape[d];
+        return 0;
+    }
+    cured_axis_fold_of(shape, reduce, ndim, fold);
+    return 0;
+}
+
+/* The sum along axes of a device array into pool memory d_acc (fold->results accumulators), then
+ * either into out= (device; cast and initial added by the store kernel, not waited for) or copied
+ * into `host` (fold->results accumulators), waited for. */
+static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, cured_dtype in_dtype, cured_acc acc,
+                                        const void *d_in, const cured_layout *strided, int unit, cudaStream_t stream,
+                                        const device_array *out, cured_dtype out_dtype, const void *initial,
+                                        void *host) {
+    cured_cuda_status status = cured_ok;
+    const size_t item = (size_t)cured_dtype_size(in_dtype);
+    const size_t acc_bytes = (size_t)fold->results * (size_t)cured_dtype_size(cured_acc_dtype(acc));
+    const size_t copy_bytes = strided != NULL ? (size_t)n * item : 0;
+    char *d_acc = NULL, *copy = NULL;
+    /* The kernels write into out= themselves where it holds accumulators as they are. */
+    const int direct = out != NULL && initial == NULL && out_dtype == cured_acc_dtype(acc) &&
+                       (uintptr_t)out->data % (uintptr_t)cured_dtype_size(out_dtype) == 0;
+    char *owned = NULL;
+    CURED_TRY_STEP(cured_device_ready());
+    if (n > 0 && acc_bytes > 0) {
+        if (direct) d_acc = (char *)out->data;
+        else CURED_TRY("cudaMallocAsync (the results)", cudaMallocAsync((void **)&owned, acc_bytes, stream));
+        if (!direct) d_acc = owned;
+        if (copy_bytes > 0) {
+            CURED_TRY("cudaMallocAsync (a C-order copy)", cudaMallocAsync((void **)&copy, copy_bytes, stream));
+            CURED_TRY("cured_gather (a C-order copy of the strided array)",
+                      cured_gather(d_in, copy, (int)item, unit, strided, stream));
+            d_in = copy;
+        }
+        CURED_TRY_STEP(cured_axis_sum(fold, in_dtype, acc, d_in, d_acc, stream));
+    }
+    if (out != NULL && !(direct && d_acc != NULL)) {
+        CURED_TRY("cured_store_results",
+                  cured_store_results(d_acc, acc, fold->results, initial, (void *)out->data, out_dtype, stream));
+    } else if (d_acc != NULL) {
+        CURED_TRY("cudaMemcpyAsync (the results to the host)",
+                  cudaMemcpyAsync(host, d_acc, acc_bytes, cudaMemcpyDeviceToHost, stream));
+    }
+done:
+    if (copy != NULL) cured_keep_first(&status, cudaFreeAsync(copy, stream), "cudaFreeAsync");
+    if (owned != NULL) cured_keep_first(&status, cudaFreeAsync(owned, stream), "cudaFreeAsync");
+    /* Host results (and any failure) are waited for; a device out= is left queued. */
+    if (out == NULL || status.code != cudaSuccess)
+        cured_keep_first(&status, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    return status;
+}
+
+/* Whether the default version's axis kernels sum `in` into `acc` (not a float into an integer). */
+static int check_axis_pair(cured_dtype in, cured_acc acc) {
+    if (!cured_dtype_is_float(in) || cured_dtype_is_float(cured_acc_dtype(acc))) return 0;
+    PyErr_Format(PyExc_TypeError, "sum_axes: cannot sum %s into %s", cured_dtype_name(in),
+                 cured_dtype_name(cured_acc_dtype(acc)));
+    return -1;
+}
+
+static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) {
+    static char *keywords[] = {"a", "shape", "reduce", "acc", "device", "out", "result", "initial", NULL};
+    PyObject *input, *shape_obj, *reduce_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
+    PyArray_Descr *acc_descr = NULL, *result_descr = NULL;
+    PyArrayObject *host = NULL, *results = NULL;
+    const char *device = "gpu";
+    device_array array, out;
+    cured_axis_fold fold;
+    int64_t n;
+    int previous = -1;
+    cured_cuda_status status = cured_ok;
+    memset(&array, 0, sizeof array);
+    memset(&out, 0, sizeof out);
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&O:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
+                                     PyArray_DescrConverter, &acc_descr, &device, &out_obj, PyArray_DescrConverter2,
+                                     &result_descr, &initial_obj))
+        return NULL;
+    const int on_gpu = strcmp(device, "gpu") == 0;
+    if (!on_gpu && strcmp(device, "cpu") != 0) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'gpu' or 'cpu', not '%s'", device);
+        goto done;
+    }
+    cured_acc acc;
+    cured_dtype unused_result;
+    const int acc_dtype = dtype_of(acc_descr);
+    if (acc_dtype < 0 || resolve_acc((cured_dtype)acc_dtype, acc_descr, &acc, &unused_result) < 0) goto done;
+    if (cured_acc_dtype(acc) != (cured_dtype)acc_dtype) {
+        PyErr_Format(PyExc_TypeError, "sum_axes: acc must be int64, uint64, float32 or float64, not %S", acc_descr);
+        goto done;
+    }
+    PyArray_Descr *acc_out = PyArray_DescrFromType(npy_type_of((cured_dtype)acc_dtype));
+    const int found = device_array_find(input, &array);
+    if (found < 0) {
+        Py_DECREF(acc_out);
+        goto done;
+    }
+    if (found) {
+        if (!on_gpu) {
+            Py_DECREF(acc_out);
+            PyErr_SetString(PyExc_ValueError, "cured.sum: device='cpu' runs the CPU order model on host arrays; copy "
+                                              "the device array to the host first (for example .get() or .cpu())");
+            goto done;
+        }
+        const int has_out = out_obj != Py_None;
+        if (has_out) {
+            const int out_found = device_array_find(out_obj, &out);
+            if (out_found <= 0) {
+                Py_DECREF(acc_out);
+                if (out_found == 0)
+                    PyErr_Format(PyExc_TypeError, "cured.sum: out= must be a NumPy array or a device array, not %.100s",
+                                 Py_TYPE(out_obj)->tp_name);
+                goto done;
+            }
+            if (result_descr == NULL || (initial_obj != Py_None && !(PyBytes_Check(initial_obj) &&
+                                                                     PyBytes_GET_SIZE(initial_obj) == 8))) {
+                Py_DECREF(acc_out);
+                PyErr_SetString(PyExc_TypeError, "sum_axes: an out= needs result= and initial= as 8 bytes or None");
+                goto done;
+            }
+        }
+        if (locate(module, &array) < 0 || (has_out && locate(module, &out) < 0)) {
+            Py_DECREF(acc_out);
+            goto done;
+        }
+        if (has_out && out.device != array.device) {
+            Py_DECREF(acc_out);
+            PyErr_Format(PyExc_ValueError, "cured.sum: out= is on GPU %d but the input is on GPU %d", out.device,
+                         array.device);
+            goto done;
+        }
+        if ((status.code = cudaGetDevice(&previous)) != cudaSuccess) {
+            Py_DECREF(acc_out);
+            status.call = "cudaGetDevice";
+            previous = -1;
+            goto cuda_failed;
+        }
+        if (previous != array.device && (status.code = cudaSetDevice(array.device)) != cudaSuccess) {
+            Py_DECREF(acc_out);
+            status.call = "cudaSetDevice (the array's device)";
+            goto cuda_failed;
+        }
+        cudaStream_t stream = array.producer != NULL ? array.producer
+                              : has_out && out.producer != NULL ? out.producer
+                                                                : cudaStreamLegacy;
+        if (device_array_import(input, &array, stream) < 0 || (has_out && device_array_import(out_obj, &out, stream) < 0)) {
+            Py_DECREF(acc_out);
+            goto done;
+        }
+        const int in_dtype = dtype_of(array.descr);
+        if (in_dtype < 0 || check_axis_pair((cured_dtype)in_dtype, acc) < 0 ||
+            parse_fold(shape_obj, reduce_obj, array.n, &fold, &n) < 0) {
+            Py_DECREF(acc_out);
+            goto done;
+        }
+        int out_dtype = -1;
+        if (has_out) {
+            out_dtype = dtype_of(out.descr);
+            const int wanted = out_dtype < 0 ? -1 : dtype_of(result_descr);
+            if (out_dtype < 0 || wanted < 0) {
+                Py_DECREF(acc_out);
+                goto done;
+            }
+            if (out.read_only) {
+                Py_DECREF(acc_out);
+                PyErr_SetString(PyExc_ValueError, "cured.sum: out= is read-only");
+                goto done;
+            }
+            if (out_dtype != wanted) {
+                Py_DECREF(acc_out);
+                PyErr_Format(PyExc_TypeError, "cured.sum: out= has dtype %s but the sum's result is %s",
+                             cured_dtype_name((cured_dtype)out_dtype), cured_dtype_name((cured_dtype)wanted));
+                goto done;
+            }
+            if (out.n != fold.results || device_array_copy_unit(&out, cured_dtype_size((cured_dtype)out_dtype)) != 0) {
+                Py_DECREF(acc_out);
+                PyErr_Format(PyExc_ValueError, "cured.sum: out= must be C-contiguous with %lld elements, the result's "
+                             "shape", (long long)fold.results);
+                goto done;
+            }
+        } else {
+            npy_intp count = (npy_intp)fold.results;
+            results = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, acc_out, 1, &count, NULL, NULL, 0, NULL);
+            acc_out = NULL; /* stolen */
+            if (results == NULL) goto done;
+        }
+        Py_XDECREF(acc_out);
+        const int unit = device_array_copy_unit(&array, cured_dtype_size((cured_dtype)in_dtype));
+        const void *initial = has_out && initial_obj != Py_None ? PyBytes_AS_STRING(initial_obj) : NULL;
+        Py_BEGIN_ALLOW_THREADS
+        status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, array.data, unit > 0 ? &array.layout : NULL, unit,
+                                stream, has_out ? &out : NULL, (cured_dtype)out_dtype, initial,
+                                results != NULL ? PyArray_DATA(results) : NULL);
+        Py_END_ALLOW_THREADS
+        if (status.code != cudaSuccess) goto cuda_failed;
+        result = has_out ? Py_NewRef(out_obj) : Py_NewRef((PyObject *)results);
+        goto done;
+    }
+    /* Host input: C-contiguous in its own dtype, then the CPU model or a copy to the GPU. */
+    if (out_obj != Py_None) {
+        Py_DECREF(acc_out);
+        PyErr_SetString(PyExc_ValueError, "cured.sum: an out= on the device needs a device array to sum");
+        goto done;
+    }
+    PyArrayObject *any = host_array(input, array.host_dlpack);
+    const int in_dtype = any == NULL ? -1 : dtype_of(PyArray_DESCR(any));
+    if (in_dtype >= 0 && check_axis_pair((cured_dtype)in_dtype, acc) == 0)
+        host = (PyArrayObject *)PyArray_FromArray(any, PyArray_DescrFromType(npy_type_of((cured_dtype)in_dtype)),
+                                                  NPY_ARRAY_IN_ARRAY);
+    Py_XDECREF(any);
+    if (host == NULL || parse_fold(shape_obj, reduce_obj, (int64_t)PyArray_SIZE(host), &fold, &n) < 0) {
+        Py_DECREF(acc_out);
+        goto done;
+    }
+    npy_intp count = (npy_intp)fold.results;
+    results = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, acc_out, 1, &count, NULL, NULL, 0, NULL);
+    if (results == NULL) goto done;
+    memset(PyArray_DATA(results), 0, (size_t)fold.results * PyArray_ITEMSIZE(results));
+    if (n > 0 && fold.results > 0) {
+        const void *data = PyArray_DATA(host);
+        void *sums = PyArray_DATA(results);
+        if (!on_gpu) {
+            int failed;
+            Py_BEGIN_ALLOW_THREADS
+            failed = cured_cpu_axis_sum(&fold, (cured_dtype)in_dtype, acc, data, sums);
+            Py_END_ALLOW_THREADS
+            if (failed) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        } else {
+            cudaStream_t stream = NULL;
+            void *d_in = NULL;
+            const size_t bytes = (size_t)n * (size_t)cured_dtype_size((cured_dtype)in_dtype);
+            Py_BEGIN_ALLOW_THREADS
+            status = cured_device_ready();
+            if (status.code == cudaSuccess && (status.code = cured_stream_take(&stream)) != cudaSuccess)
+                status.call = "cudaStreamCreate";
+            if (status.code == cudaSuccess &&
+                (status.code = cudaMallocAsync(&d_in, bytes, stream)) != cudaSuccess)
+                status.call = "cudaMallocAsync (the input's device copy)";
+            if (status.code == cudaSuccess &&
+                (status.code = cudaMemcpyAsync(d_in, data, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
+                status.call = "cudaMemcpyAsync (the input to the device)";
+            if (status.code == cudaSuccess)
+                status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, d_in, NULL, 0, stream, NULL, CURED_BOOL,
+                                        NULL, sums);
+            if (d_in != NULL) {
+                const cudaError_t freed = cudaFreeAsync(d_in, stream);
+                const cudaError_t waited = cudaStreamSynchronize(stream);
+                if (status.code == cudaSuccess && freed != cudaSuccess) status = (cured_cuda_status){freed, "cudaFreeAsync"};
+                if (status.code == cudaSuccess && waited != cudaSuccess)
+                    status = (cured_cuda_status){waited, "cudaStreamSynchronize"};
+            }
+            if (stream != NULL) cured_stream_give(stream);
+            Py_END_ALLOW_THREADS
+            if (status.code != cudaSuccess) goto cuda_failed;
+        }
+    }
+    result = Py_NewRef((PyObject *)results);
+    goto done;
+cuda_failed:
+    raise_cuda(module, status);
+done:
+    if (previous >= 0 && previous != array.device && cudaSetDevice(previous) != cudaSuccess && result != NULL) {
+        Py_CLEAR(result);
+        raise_cuda(module, (cured_cuda_status){cudaGetLastError(), "cudaSetDevice (back to the caller's device)"});
+    }
+    Py_XDECREF(results);
+    Py_XDECREF(host);
+    Py_XDECREF(acc_descr);
+    Py_XDECREF(result_descr);
+    device_array_release(&array);
+    device_array_release(&out);
     return result;
 }
 
@@ -787,6 +1107,13 @@ static PyMethodDef methods[] = {
      "of device time) with timing=True, or `out` (a one-element device array, written in stream order without a "
      "host wait), or with state=True (an exact version only) the exact state as bytes. cured.sum is the documented "
      "entry point."},
+    {"sum_axes", (PyCFunction)(void (*)(void))py_sum_axes, METH_VARARGS | METH_KEYWORDS,
+     "sum_axes(a, shape, reduce, acc, device='gpu', out=None, result=None, initial=None)\n--\n\n"
+     "Sums `a` (shape `shape`, C order; a host or device array) along the axes where `reduce` is true, in "
+     "accumulator `acc` (int64, uint64, float32 or float64) with the default version's axis kernels "
+     "(kernels/v9_axis.cu) or their CPU order model. Returns the accumulators, flat, in C order of the kept axes; "
+     "or writes them into the device array out= (C-contiguous, dtype `result`), initial (8 bytes of `acc`) added, "
+     "queued without a host wait, and returns it. cured.sum is the documented entry point."},
     {"exact_round", py_exact_round, METH_VARARGS,
      "exact_round(state, dtype)\n--\n\nThe sum an exact state (bytes, as sum(..., state=True) returns them) "
      "holds, rounded once to nearest, ties to even, into float `dtype`. cured.ExactSum is the documented entry "

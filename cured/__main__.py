@@ -5,7 +5,9 @@
     python -m cured --latency            # wall time of one call: cured against PyTorch, CuPy, JAX, NumPy, the floor
     python -m cured --profile            # Nsight Compute's counters for each version (run it in a fresh process)
     python -m cured --exact              # V10 (cured.fsum) against V9 and CUB on full-range data; its CPU code
+    python -m cured --axis               # sums along axes: cured against PyTorch and CuPy, device time
     python -m cured --record results/    # all of the above into results/<device>.json, the common schema
+    python -m cured --axis --record results/   # only the axis rows, replacing those in results/<device>.json
 
 --json PATH writes what was measured as rows of the common schema (cured.results); --csv the
 speedup table's rows.
@@ -61,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exact", action="store_true",
                         help="V10 against V9 and CUB on data over the dtype's whole exponent range (device time, "
                              "2^10 to 2^MAX_LOG2), and the CPU implementation against math.fsum")
-    parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json")
+    parser.add_argument("--axis", action="store_true",
+                        help="sums along axes (issue 13's shapes) against torch.sum(dim=) and cupy.sum(axis=), and V9 "
+                             "on the flat array of each size, device time, float32 and float64")
+    parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json (with --axis: "
+                                                        "only the axis rows, replacing the file's)")
     parser.add_argument("--json", metavar="PATH", help="write the rows measured, in cured.results' schema ('-': stdout)")
     parser.add_argument("--csv", metavar="PATH", help="write the speedup table's rows as CSV ('-': stdout)")
     args = parser.parse_args(argv)
@@ -75,8 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rows: list[results.Row] = []
     try:
+        axis_only = args.axis and args.record
         # The profile first: its child processes need the GPU, which this process must not hold yet.
-        if args.profile or args.record:
+        if (args.profile or args.record) and not axis_only:
             from cured.profiling import profile
 
             profiled = profile(args.versions, n=args.length, dtype=args.dtype, csv_dir=args.ncu_csv, progress=show)
@@ -85,7 +92,14 @@ def main(argv: list[str] | None = None) -> int:
             say(profiled.table())
         info = cured.device_info()
         say(_header(info, date))
-        if args.latency or args.record:
+        if args.axis or args.record:
+            from cured.axis_bench import axis_rows, axis_table
+
+            measured = axis_rows(info["name"], date, repeats=args.repeats, warmup=args.warmup, progress=show)
+            rows += measured
+            _clear(show)
+            say("sums along axes, device time\n" + axis_table(measured))
+        if (args.latency or args.record) and not axis_only:
             from cured.walltime import DEFAULT_LENGTHS, latency
 
             timed = latency(args.lengths or DEFAULT_LENGTHS, ("float32", "float64") if args.record else (args.dtype,),
@@ -94,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             _clear(show)
             say(timed.table())
         table = None
-        if not (args.profile or args.latency or args.exact) or args.record:
+        if (not (args.profile or args.latency or args.exact or args.axis) or args.record) and not axis_only:
             common = dict(versions=args.versions, repeats=args.repeats, warmup=args.warmup)
             table = cured.bench(lengths=[args.length], dtype=args.dtype, end_to_end=args.end_to_end, **common)
             rows += table.to_rows(date)
@@ -109,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 _clear(show)
                 rows += sweep.to_rows(date)
                 say(sweep_table(sweep))
-        if args.exact or args.record:
+        if (args.exact or args.record) and not axis_only:
             from cured.exact import cpu_rows
 
             max_log2 = RECORD_SWEEP_MAX_LOG2 if args.record else args.max_log2
@@ -133,7 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m cured " + " ".join(map(shlex.quote, argv if argv is not None else sys.argv[1:]))
     if args.record:
         path = Path(args.record) / f"{results.device_slug(info['name'])}.json"
-        results.write(path, info, date, command, rows)
+        if axis_only and path.exists():  # the file's other rows stay; its header says what updated it
+            header, kept = results.load(path)
+            rows = [r for r in kept if r.input != "axis"] + rows
+            updates = header.get("updates", []) + [{"date": date, "command": command}]
+            results.write(path, header["device"], header["date"], header["command"], rows, updates=updates)
+        else:
+            results.write(path, info, date, command, rows)
         say(f"recorded {len(rows)} rows in {path}")
     if args.json:
         document = results.document(info, date, command, rows)

@@ -34,14 +34,18 @@ _STATE_BYTES: int = 8 * _LIMBS + 8
 
 def fsum(
     a: Any,
+    axis: None = None,
     dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    *,
     device: Literal["gpu", "cpu"] = "gpu",
     timing: bool = False,
-    out: Any = None,
 ) -> Any:
     """The exact sum of all elements of `a`, rounded once: math.fsum's answer, for arrays.
 
-    cured.sum(a, version=10, ...) with cured.sum's arguments. The real sum of the elements is
+    cured.sum(a, axis, dtype, out, keepdims, version=10, ...) with cured.sum's arguments (axis= only
+    None for now: V10 along axes is not built). The real sum of the elements is
     rounded once, to nearest with ties to even, into the result dtype (NumPy's: float32 for float16
     and float32 input, float64 for float64 input; float16 input returns float16, rounded once to
     float16, never through float32). There is no intermediate overflow: [3e38, 3e38, -3e38] in
@@ -56,7 +60,7 @@ def fsum(
     """
     from . import sum as cured_sum
 
-    return cured_sum(a, EXACT_VERSION, dtype, device, timing, out)
+    return cured_sum(a, axis, dtype, out, keepdims, version=EXACT_VERSION, device=device, timing=timing)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ dtype and length, on which device and when, and its median with the spread of th
     counter       one Nsight Compute metric of one reduction (cured.profile) its own ("%", "count", ...)
 
 A results file is JSON: {"schema", "device" (cured.device_info() of the GPU), "date", "command",
-"rows": [Row, ...]}, one file per device, written by `python -m cured --record results/`.
+optionally "updates" (later commands that replaced some rows: `--axis --record`), "rows": [Row, ...]},
+one file per device, written by `python -m cured --record results/`.
 README's tables and the notebook read these files (`load`, `table`).
 """
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Row:
     dtype: str  #: the input's dtype
     n: int  #: elements
     subject: str  #: "V0" ... "V10", "CUB", "cured", "torch", "cupy", "jax", "numpy", "floor"
-    input: str  #: what the call was given: "device" (a buffer of cured's own), "full_range" (one holding floats over the dtype's whole exponent range), "cupy", "torch", "cai", "jax", "numba", "host"
+    input: str  #: what the call was given: "device" (a buffer of cured's own), "full_range" (one holding floats over the dtype's whole exponent range), "cupy", "torch", "cai", "jax", "numba", "host", "axis" (a CuPy array summed along axes: see case)
     measure: str  #: one of MEASURES
     metric: str  #: "time" for the timings; the counter's name (cured.profiling.METRICS) for counters
     median: float
@@ -45,6 +46,7 @@ class Row:
     high: float  #: the slowest run
     unit: str  #: "s" for times
     repeats: int
+    case: str = ""  #: sums along axes: the shape and axis ("(2^14, 2^14) axis 0", cured.axis_bench); "" otherwise
 
     def __post_init__(self):
         if self.measure not in MEASURES:
@@ -69,14 +71,20 @@ def device_slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")
 
 
-def document(device: dict[str, Any], date: str, command: str, rows: Iterable[Row]) -> dict[str, Any]:
-    return {"schema": SCHEMA, "device": device, "date": date, "command": command,
-            "rows": [dataclasses.asdict(r) for r in rows]}
+def document(device: dict[str, Any], date: str, command: str, rows: Iterable[Row],
+             updates: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """`updates`: later commands that replaced some of the rows ({"date", "command"} each)."""
+    doc = {"schema": SCHEMA, "device": device, "date": date, "command": command}
+    if updates:
+        doc["updates"] = updates
+    doc["rows"] = [dataclasses.asdict(r) for r in rows]
+    return doc
 
 
-def write(path: str | Path, device: dict[str, Any], date: str, command: str, rows: Iterable[Row]) -> Path:
+def write(path: str | Path, device: dict[str, Any], date: str, command: str, rows: Iterable[Row],
+          updates: list[dict[str, str]] | None = None) -> Path:
     path = Path(path)
-    path.write_text(json.dumps(document(device, date, command, rows), indent=1) + "\n")
+    path.write_text(json.dumps(document(device, date, command, rows, updates), indent=1) + "\n")
     return path
 
 

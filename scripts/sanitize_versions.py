@@ -8,6 +8,11 @@ many small chunks over several lanes (concurrent launches sharing V9's ticket), 
 installed, device input read in place, misaligned, and strided (the gather kernel's copy), and
 summed into a device out= element (queued, then read), aligned and not. V10 (exact) also runs on
 data over the whole exponent range (its shared-memory path) and returns its exact state.
+
+`axis` (an argument, or by default after the versions) runs the sums along axes (kernels/v9_axis.cu):
+short and long rows, narrow and wide columns, several steps, under the default and a forced grid,
+from host memory, from CuPy in place, strided, and into a device out= (direct, and through the
+store kernel with a cast and an initial).
 """
 import sys
 
@@ -58,8 +63,54 @@ def runs(x, version):
         yield "exact state", lambda: cured.fsum_state(x).round(cured.sum(x, version=version, device="cpu").dtype)
 
 
+AXIS_CASES = [((5, 7), 1), ((3, 20011), 1), ((20011, 3), 0), ((40, 5000), 0), ((6, 70, 9), (0, 2)), ((2, 3, 4), ()),
+              ((1000, 2), 1), ((7, 33), 0)]
+
+
+def axis_main():
+    rng = np.random.default_rng(2026)
+    failures = 0
+    for dtype in DTYPES:
+        for shape, axis in AXIS_CASES:
+            x = (rng.standard_normal(shape) * 50).astype(dtype)
+            model = cured.sum(x, axis=axis, device="cpu")
+            cases = []
+            for blocks in (0, 7):
+                def host(blocks=blocks):
+                    cured._cured._set_test_launch(blocks, 0)
+                    try:
+                        return cured.sum(x, axis=axis)
+                    finally:
+                        cured._cured._set_test_launch(0, 0)
+                cases.append((f"host grid={blocks or 'auto'}", host, model))
+            if cupy is not None:
+                d = cupy.asarray(x)
+                cases.append(("device in place", lambda: cured.sum(d, axis=axis), model))
+                flipped = cured.sum(np.ascontiguousarray(x[::-1]), axis=axis, device="cpu")
+                cases.append(("device strided", lambda: cured.sum(d[::-1], axis=axis), flipped))
+                out = cupy.empty(model.shape, model.dtype)
+                cases.append(("device out=", lambda: cured.sum(d, axis=axis, out=out).get(), model))
+                if model.dtype.kind == "f":
+                    half = cupy.empty(model.shape, cupy.float16)
+                    want = cured.sum(x, axis=axis, dtype=np.float16 if dtype == "float16" else None, initial=1,
+                                     device="cpu").astype(np.float16)
+                    cases.append(("device out= float16 + initial",
+                                  lambda: cured.sum(d, axis=axis, dtype=np.float16 if dtype == "float16" else None,
+                                                    initial=1, out=half if dtype == "float16" else
+                                                    cupy.empty(model.shape, model.dtype)).get().astype(np.float16),
+                                  want))
+            for label, run, want in cases:
+                got = np.asarray(run())
+                ok = got.tobytes() == np.asarray(want).tobytes()
+                failures += not ok
+                print(f"axis {dtype:<8} {str(shape):<14} axis={str(axis):<7} {label:<32} {'ok' if ok else 'MISMATCH'}")
+    return failures
+
+
 def main(argv):
-    ids = [int(a) for a in argv] or [v.id for v in cured.versions()]
+    with_axis = not argv or "axis" in argv
+    argv = [a for a in argv if a != "axis"]
+    ids = [int(a) for a in argv] or ([] if with_axis and "axis" in sys.argv[1:] else [v.id for v in cured.versions()])
     rng = np.random.default_rng(2026)
     failures = 0
     for version in ids:
@@ -78,6 +129,8 @@ def main(argv):
                     failures += not ok
                     print(f"V{version} {dtype:<8} n={n:<8} {label:<50} gpu={got!r:<28} model={want!r:<28} "
                           f"{'ok' if ok else 'MISMATCH'}")
+    if with_axis:
+        failures += axis_main()
     print(f"{'all cases ok' if failures == 0 else f'{failures} MISMATCHES'}")
     return 1 if failures else 0
 

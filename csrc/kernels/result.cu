@@ -1,7 +1,9 @@
-// result.cu: two one-thread kernels around a sum's result, not a version of the reduction.
-//  - store: an accumulator's value into the caller's out= element when the plan cannot write it
-//    there itself (a float16 result of a float32 accumulator, or an address not aligned for the
-//    accumulator). Rounds as NumPy's cast does (to nearest, ties to even).
+// result.cu: kernels around a sum's results, not versions of the reduction.
+//  - store: accumulators into the caller's out= on the device when the reduction cannot write them
+//    there itself: another result dtype (float16 from float32, a narrower integer, bool), an
+//    initial= to add, or an address not aligned for the accumulator. The value is acc + initial in
+//    the accumulator's type, then cast as NumPy's astype casts (floats round to nearest, ties to
+//    even; integers wrap; bool is "not zero").
 //  - floor: the least a call can cost, the yardstick of issue 12's latency target: one kernel that
 //    writes one value into pinned host memory, which the caller then waits for.
 #include <cuda_fp16.h>
@@ -12,35 +14,68 @@
 
 namespace {
 
-template <class Acc>
-__global__ void store_result(const Acc *acc, unsigned char *out, int out_dtype) {
-    const Acc v = *acc;
-    unsigned char bytes[8];
-    int size;
-    if (out_dtype == CURED_FLOAT16) {
-        const __half h = __float2half_rn(float(v));  // only a float32 accumulator has a float16 result
-        memcpy(bytes, &h, size = sizeof h);
+template <class Out, class Acc> __device__ __forceinline__ Out cast_result(Acc v) {
+    if constexpr (std::is_same_v<Out, cured::bool8>) {
+        return cured::bool8{uint8_t(v != Acc(0))};
+    } else if constexpr (std::is_same_v<Out, __half>) {
+        if constexpr (std::is_same_v<Acc, double>) return __double2half(v);  // one rounding, as NumPy
+        else return __float2half_rn(float(v));
     } else {
-        memcpy(bytes, &v, size = sizeof v);
+        return static_cast<Out>(v);
     }
-    for (int k = 0; k < size; ++k) out[k] = bytes[k];  // byte stores: out may be misaligned
+}
+
+// out[i] = cast(acc[i] + initial) for i < n; acc NULL: zeros; out at any alignment.
+template <class Out, class Acc>
+__global__ void store_results(const Acc *acc, int64_t n, Acc initial, unsigned char *out, bool aligned) {
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+        const Out value = cast_result<Out>(Acc(acc != nullptr ? acc[i] : Acc(0)) + initial);
+        if (aligned) {
+            reinterpret_cast<Out *>(out)[i] = value;
+        } else {
+            unsigned char bytes[sizeof(Out)];
+            memcpy(bytes, &value, sizeof value);
+            for (unsigned k = 0; k < sizeof(Out); ++k) out[i * sizeof(Out) + k] = bytes[k];
+        }
+    }
+}
+
+template <class Acc>
+cudaError_t store_as(const void *acc_, int64_t n, const void *initial_, void *out_, cured_dtype out_dtype,
+                     cudaStream_t stream) {
+    const Acc *acc = static_cast<const Acc *>(acc_);
+    Acc initial = Acc(0);
+    if (initial_ != nullptr) memcpy(&initial, initial_, sizeof initial);
+    unsigned char *out = static_cast<unsigned char *>(out_);
+    const int64_t blocks = n < 1 ? 1 : (cured::ceil_div(n, 256) < 65536 ? cured::ceil_div(n, 256) : 65536);
+    const bool aligned = reinterpret_cast<uintptr_t>(out) % cured_dtype_size(out_dtype) == 0;
+#define CURED_STORE_CASE(code, name, size)                                                                           \
+    case CURED_##code:                                                                                               \
+        store_results<cured::dtype_type<CURED_##code>::type, Acc><<<unsigned(blocks), 256, 0, stream>>>(acc, n, initial, \
+                                                                                                  out, aligned); \
+        break;
+    switch (out_dtype) {
+        CURED_DTYPES(CURED_STORE_CASE)
+    default: return cudaErrorInvalidValue;
+    }
+#undef CURED_STORE_CASE
+    return cudaGetLastError();
 }
 
 __global__ void floor_kernel(float *out) { *out = 1.0f; }
 
 }  // namespace
 
-extern "C" cudaError_t cured_store_result(const void *acc, cured_acc acc_type, void *out, cured_dtype out_dtype,
-                                          cudaStream_t stream) {
-    unsigned char *const dst = static_cast<unsigned char *>(out);
+extern "C" cudaError_t cured_store_results(const void *acc, cured_acc acc_type, int64_t n, const void *initial,
+                                           void *out, cured_dtype out_dtype, cudaStream_t stream) {
+    if (n == 0) return cudaSuccess;
     switch (acc_type) {
-    case CURED_ACC_INT64: store_result<<<1, 1, 0, stream>>>(static_cast<const int64_t *>(acc), dst, out_dtype); break;
-    case CURED_ACC_UINT64: store_result<<<1, 1, 0, stream>>>(static_cast<const uint64_t *>(acc), dst, out_dtype); break;
-    case CURED_ACC_FLOAT32: store_result<<<1, 1, 0, stream>>>(static_cast<const float *>(acc), dst, out_dtype); break;
-    case CURED_ACC_FLOAT64: store_result<<<1, 1, 0, stream>>>(static_cast<const double *>(acc), dst, out_dtype); break;
+    case CURED_ACC_INT64: return store_as<int64_t>(acc, n, initial, out, out_dtype, stream);
+    case CURED_ACC_UINT64: return store_as<uint64_t>(acc, n, initial, out, out_dtype, stream);
+    case CURED_ACC_FLOAT32: return store_as<float>(acc, n, initial, out, out_dtype, stream);
+    case CURED_ACC_FLOAT64: return store_as<double>(acc, n, initial, out, out_dtype, stream);
     default: return cudaErrorInvalidValue;
     }
-    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cured_launch_floor(void *out, cudaStream_t stream) {

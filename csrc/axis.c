@@ -1,0 +1,93 @@
+/* axis.c: a sum along axes on the GPU, step after step as axis.h folds it, and the fold itself
+ * (which the CPU order model shares). */
+#include <string.h>
+
+#include "axis.h"
+#include "gpu_internal.h"
+
+void cured_axis_fold_of(const int64_t *shape, const int *reduce, int ndim, cured_axis_fold *fold) {
+    int64_t extent[CURED_MAX_DIMS];
+    int reduced[CURED_MAX_DIMS];
+    int m = 0;
+    memset(fold, 0, sizeof *fold);
+    fold->results = 1;
+    for (int d = 0; d < ndim; ++d) {
+        if (!reduce[d]) fold->results *= shape[d];
+        if (shape[d] == 1) continue;
+        if (m > 0 && reduced[m - 1] == (reduce[d] != 0)) {
+            extent[m - 1] *= shape[d];
+        } else {
+            extent[m] = shape[d];
+            reduced[m] = reduce[d] != 0;
+            ++m;
+        }
+    }
+    for (;;) {
+        int j = m - 1;
+        while (j >= 0 && !reduced[j]) --j;
+        if (j < 0) break;
+        int64_t outer = 1, inner = 1;
+        for (int k = 0; k < j; ++k) outer *= extent[k];
+        for (int k = j + 1; k < m; ++k) inner *= extent[k];
+        fold->outer[fold->steps] = outer;
+        fold->reduced[fold->steps] = extent[j];
+        fold->inner[fold->steps] = inner;
+        ++fold->steps;
+        /* Remove extent j; its neighbours (both kept, since kept and reduced alternate) merge. */
+        if (j > 0 && j + 1 < m) {
+            extent[j - 1] *= extent[j + 1];
+            for (int k = j + 2; k < m; ++k) extent[k - 2] = extent[k], reduced[k - 2] = reduced[k];
+            m -= 2;
+        } else {
+            for (int k = j + 1; k < m; ++k) extent[k - 1] = extent[k], reduced[k - 1] = reduced[k];
+            m -= 1;
+        }
+    }
+    if (fold->steps == 0) { /* nothing to add: each element becomes its own result */
+        fold->outer[0] = fold->results;
+        fold->reduced[0] = 1;
+        fold->inner[0] = 1;
+        fold->steps = 1;
+    }
+}
+
+cured_cuda_status cured_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *d_in,
+                                 void *d_out, cudaStream_t stream) {
+    cured_cuda_status status = cured_ok;
+    const cured_dtype acc_dtype = cured_acc_dtype(acc);
+    const size_t acc_size = (size_t)cured_dtype_size(acc_dtype);
+    const void *in = d_in;
+    cured_dtype dtype = in_dtype;
+    void *held = NULL; /* the intermediate sums `in` points to, if any: the pool's */
+    for (int k = 0; k < fold->steps; ++k) {
+        int64_t reduced = fold->reduced[k];
+        for (;;) {
+            const cured_axis_step step = cured_axis_step_of(fold->outer[k], reduced, fold->inner[k],
+                                                            cured_dtype_size(dtype));
+            const int last = k == fold->steps - 1 && step.segments == 1;
+            void *dst = d_out;
+            if (!last) {
+                const size_t bytes = (size_t)(step.outer * step.segments * step.inner) * acc_size;
+                CURED_TRY("cudaMallocAsync (the sums of segments)", cudaMallocAsync(&dst, bytes, stream));
+            }
+            const cudaError_t launched = cured_axis_launch(&step, dtype, acc, in, dst, stream);
+            if (launched != cudaSuccess) {
+                if (!last) cured_keep_first(&status, cudaFreeAsync(dst, stream), "cudaFreeAsync");
+                CURED_TRY("cured_axis_launch (a step of the sum along axes)", launched);
+            }
+            if (held != NULL) {
+                void *done_with = held;
+                held = NULL;
+                CURED_TRY("cudaFreeAsync", cudaFreeAsync(done_with, stream));
+            }
+            held = last ? NULL : dst;
+            in = dst;
+            dtype = acc_dtype;
+            if (step.segments == 1) break;
+            reduced = step.segments;
+        }
+    }
+done:
+    if (held != NULL) cured_keep_first(&status, cudaFreeAsync(held, stream), "cudaFreeAsync");
+    return status;
+}

@@ -1,0 +1,136 @@
+/* axis.h: the order of a sum along axes (numpy.sum's axis=), shared by the GPU kernels
+ * (kernels/v9_axis.cu), their host driver (axis.c) and the CPU order model (cpu_model_axis.h).
+ * C11 and CUDA C++ at once.
+ *
+ * Folding. A C-contiguous array whose axes are each kept or reduced is first simplified: axes of
+ * extent 1 are dropped, and neighbours that are both kept or both reduced are merged (in C order
+ * they are one axis). What is left alternates kept and reduced extents. The innermost reduced
+ * extent R, with O the product of the extents before it and I of those after, is one step: the
+ * array read as (O, R, I) becomes (O, I). Its neighbours, both kept, merge, and the next step
+ * takes the next reduced extent, until none is left. Everything here follows from the shape and
+ * the dtype alone, so the same input gives the same bits on every GPU, under any grid, and on the
+ * CPU.
+ *
+ * A step, in the order its additions are made (cured_axis_step_of says how each part is chosen):
+ *  - Rows (I == 1: each output sums R consecutive elements). A row is cut into chunks of one
+ *    16-byte vector (V elements; the last may be short). A segment of a row is summed by G lanes
+ *    (G a power of two up to 32): lane g adds, from 0, chunks g, g + G, g + 2G, ... of the segment,
+ *    each chunk's elements in order; then the G lanes' sums are added in the SEQUENTIAL tree
+ *    (offsets G/2, ..., 1: lane l adds lane l + offset). Short rows are one segment with G chosen
+ *    so that a lane has at most two chunks; long rows are cut into segments of 2048 chunks (64 a
+ *    lane of 32).
+ *  - Columns (I > 1: each output sums R elements I apart). The columns are cut into chunks of V
+ *    (one vector across; the last may be short). A segment of Sr consecutive rows is summed by P
+ *    strands: strand p adds, from 0, rows p, p + P, p + 2P, ... of the segment, into one sum a
+ *    column; then the P strands' sums are added in the SEQUENTIAL tree. P > 1 only where the
+ *    chunks across a row are fewer than 32, so that a warp holds P strands of one segment; Sr is
+ *    the largest power of two from 4096 down to 64 that still leaves 2^17 (strand, chunk) pairs.
+ * A step of more than one segment writes the segments' sums, (O, segments, I), which the next
+ * step sums as columns (or rows when I == 1), in the accumulator's type, until one segment is
+ * left. */
+#ifndef CURED_AXIS_H
+#define CURED_AXIS_H
+
+#include <stdint.h>
+
+#include "cured.h"
+
+#ifdef __CUDACC__
+#define CURED_AXIS_HD __host__ __device__
+#else
+#define CURED_AXIS_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One (O, R, I) read of a C-contiguous array and the order of its additions (above). */
+typedef struct {
+    int64_t outer, reduced, inner; /* O, R, I; each >= 1 */
+    int vector;                    /* V: elements in one 16-byte chunk of the step's input dtype */
+    int64_t chunks;                /* rows: chunks a row, ceil(R / V); columns: chunks across, ceil(I / V) */
+    int lanes;                     /* rows: G, lanes a segment; columns: threads a strand (chunks when one strand) */
+    int strands;                   /* columns: P; rows: 1 */
+    int64_t segment;               /* rows: chunks a segment; columns: rows a segment (Sr) */
+    int64_t segments;              /* segments a row (rows) or a column (columns) */
+} cured_axis_step;
+
+#define CURED_AXIS_SHORT_ROW_CHUNKS 64   /* rows of at most this many chunks are one segment */
+#define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of a long row: 64 a lane */
+#define CURED_AXIS_COLUMN_PAIRS (1 << 17) /* (strand, chunk) pairs a column step leaves at least */
+
+static inline CURED_AXIS_HD int64_t cured_axis_pow2_at_least(int64_t x) {
+    int64_t p = 1;
+    while (p < x) p *= 2;
+    return p;
+}
+
+static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, int64_t reduced, int64_t inner,
+                                                               int item_size) {
+    cured_axis_step s;
+    s.outer = outer;
+    s.reduced = reduced;
+    s.inner = inner;
+    s.vector = CURED_VECTOR_BYTES / item_size;
+    s.strands = 1;
+    if (inner == 1) {
+        s.chunks = (reduced + s.vector - 1) / s.vector;
+        if (s.chunks <= CURED_AXIS_SHORT_ROW_CHUNKS) {
+            s.lanes = (int)cured_axis_pow2_at_least((s.chunks + 1) / 2);
+            s.segment = s.chunks;
+        } else {
+            s.lanes = 32;
+            s.segment = CURED_AXIS_ROW_SEGMENT;
+        }
+    } else {
+        s.chunks = (inner + s.vector - 1) / s.vector;
+        if (s.chunks < 32) {
+            const int lanes = (int)cured_axis_pow2_at_least(s.chunks);
+            s.strands = 32 / lanes;
+            s.lanes = lanes;
+        } else {
+            s.lanes = (int)s.chunks; /* one strand: a thread a chunk, no shuffles */
+        }
+        /* Doubles: outer x chunks may exceed 2^63 only for arrays no memory holds, but stay safe. */
+        const double pairs_a_segment = (double)outer * (double)s.chunks * (double)s.strands;
+        s.segment = 4096;
+        while (s.segment > 64 && pairs_a_segment * (double)((reduced + s.segment - 1) / s.segment) <
+                                     (double)CURED_AXIS_COLUMN_PAIRS)
+            s.segment /= 2;
+    }
+    /* Rows cut their chunks into segments, columns their rows. */
+    const int64_t cut = inner == 1 ? s.chunks : reduced;
+    s.segments = (cut + s.segment - 1) / s.segment;
+    return s;
+}
+
+/* The folded shape: `steps` (O, R, I) reads, innermost reduced extent first. With no reduced
+ * extent left after dropping extents of 1, one step of R = 1 (a conversion into the accumulator). */
+typedef struct {
+    int steps;
+    int64_t outer[CURED_MAX_DIMS], reduced[CURED_MAX_DIMS], inner[CURED_MAX_DIMS];
+    int64_t results; /* elements of the result: the product of the kept extents */
+} cured_axis_fold;
+
+/* Folds `shape` (ndim extents, each >= 1) where reduce[d] says axis d is reduced. */
+void cured_axis_fold_of(const int64_t *shape, const int *reduce, int ndim, cured_axis_fold *fold);
+
+/* The GPU sum along axes (axis.c): d_in (device, C order, fold's input of in_dtype) into d_out (device,
+ * fold->results accumulators, C order of the kept axes), on `stream`, with the intermediate sums
+ * in memory from the stream-ordered pool. Not waited for. */
+cured_cuda_status cured_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *d_in,
+                                 void *d_out, cudaStream_t stream);
+
+/* The same additions on the CPU (cpu_model.c): out receives fold->results accumulators. Returns 0,
+ * or -1 when memory for the intermediate sums could not be had. */
+int cured_cpu_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *in, void *out);
+
+/* kernels/v9_axis.cu: one step's launch, reading `in` (step's input dtype) into `out` (acc). */
+cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype, cured_acc acc, const void *in,
+                              void *out, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

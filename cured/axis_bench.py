@@ -1,0 +1,117 @@
+"""Sums along axes, timed against PyTorch and CuPy: `python -m cured --axis`.
+
+Device time (CUDA events on the stream all three run on, the legacy default stream), the input
+already on the GPU as a CuPy array (PyTorch reads the same memory through DLPack), the result left
+on the device: cured writes into a CuPy out= of the result's shape, PyTorch and CuPy return new
+arrays. Beside each shape, V9 on the flat array of the same size (its one value into a device
+element): the issue's yardstick, "the memory's limit" for that many bytes.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .results import Row, markdown, timing_row
+
+#: (shape, axis) pairs of issue 13's targets, and a 1-D one.
+SHAPES: list[tuple[tuple[int, ...], Any]] = [
+    ((1 << 14, 1 << 14), 0), ((1 << 14, 1 << 14), 1),
+    ((1 << 24, 16), 0), ((1 << 24, 16), 1),
+    ((16, 1 << 24), 0), ((16, 1 << 24), 1),
+    ((1 << 20, 256), 0), ((1 << 20, 256), 1),
+    ((256, 1 << 20), 1),
+    ((512, 512, 512), 1), ((512, 512, 512), (0, 2)),
+    ((1 << 27, 2), 1),
+    ((4096, 4096), 1),
+    ((1 << 28,), 0),
+]
+
+
+def case_name(shape: Sequence[int], axis: Any) -> str:
+    """How a row names its shape and axis: '(16384, 16384) axis 0'."""
+    dims = ", ".join(f"2^{e.bit_length() - 1}" if e > 4096 and e & (e - 1) == 0 else str(e) for e in shape)
+    return f"({dims}{',' if len(shape) == 1 else ''}) axis {axis}"
+
+
+def _device_times(fn: Callable[[], Any], repeats: int, warmup: int) -> list[float]:
+    import cupy as cp
+
+    for _ in range(warmup):
+        fn()
+    starts = [cp.cuda.Event() for _ in range(repeats)]
+    stops = [cp.cuda.Event() for _ in range(repeats)]
+    for start, stop in zip(starts, stops):
+        start.record()
+        fn()
+        stop.record()
+    stops[-1].synchronize()
+    return [cp.cuda.get_elapsed_time(a, b) * 1e-3 for a, b in zip(starts, stops)]
+
+
+def axis_rows(device: str, date: str, dtypes: Sequence[str] = ("float32", "float64"), repeats: int = 20,
+              warmup: int = 3, shapes=SHAPES, progress: Callable[[str], None] | None = None) -> list[Row]:
+    """Device-time rows of cured (V9 along axes), torch, cupy and V9 on the flat array, a shape each.
+    Needs CuPy; PyTorch where installed."""
+    import cupy as cp
+
+    from . import sum as cured_sum
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    rows: list[Row] = []
+    for dtype in dtypes:
+        for shape, axis in shapes:
+            if progress is not None:
+                progress(f"axis: {dtype} {case_name(shape, axis)}")
+            x = cp.random.standard_normal(shape, dtype=cp.float64).astype(dtype)
+            n = x.size
+            out = cp.empty(tuple(e for i, e in enumerate(shape) if i not in _axes(axis, len(shape))), dtype)
+            flat_out = cp.empty((), dtype)
+            dim = axis if not isinstance(axis, tuple) else list(axis)
+            subjects: dict[str, Callable[[], Any]] = {
+                "cured": lambda: cured_sum(x, axis=axis, out=out),
+                "cupy": lambda: cp.sum(x, axis=axis),
+                "V9": lambda: cured_sum(x.reshape(-1), out=flat_out),
+            }
+            if torch is not None:
+                t = torch.from_dlpack(x)
+                subjects["torch"] = lambda: torch.sum(t, dim=dim)
+            expected = cp.sum(x.astype(cp.float64), axis=axis)
+            cured_sum(x, axis=axis, out=out)
+            scale = float(cp.max(cp.sum(cp.abs(x.astype(cp.float64)), axis=axis)))
+            if float(cp.max(cp.abs(out.astype(cp.float64) - expected))) > scale * (1e-5 if dtype == "float32" else 1e-13):
+                raise RuntimeError(f"cured.sum along axis {axis} of {shape} {dtype} disagrees with CuPy's float64 sum")
+            for subject, fn in subjects.items():
+                seconds = _device_times(fn, repeats, warmup)
+                rows.append(timing_row(seconds=seconds, device=device, date=date, dtype=dtype, n=n, subject=subject,
+                                       input="axis", measure="device", case=case_name(shape, axis)))
+            del x, out, subjects
+            cp.get_default_memory_pool().free_all_blocks()
+            if torch is not None:
+                torch.cuda.empty_cache()
+    return rows
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    return tuple(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+
+
+def axis_table(rows: Sequence[Row]) -> str:
+    """Bandwidth (GB/s, device time) of each subject a case, cured over the faster of PyTorch and
+    CuPy, and cured over V9 on the flat array."""
+    cases = list(dict.fromkeys((r.dtype, r.case) for r in rows if r.case))
+    by = {(r.dtype, r.case, r.subject): r for r in rows if r.case}
+    subjects = [s for s in ("cured", "torch", "cupy", "V9") if any(k[2] == s for k in by)]
+    lines = []
+    for dtype, case in cases:
+        get = {s: by.get((dtype, case, s)) for s in subjects}
+        nbytes = get["cured"].n * np.dtype(dtype).itemsize
+        gbs = {s: (nbytes / r.median / 1e9 if r else float("nan")) for s, r in get.items()}
+        peers = [gbs[s] for s in ("torch", "cupy") if s in gbs]
+        lines.append([dtype, case] + [f"{gbs[s]:.0f}" for s in subjects] +
+                     [f"{gbs['cured'] / max(peers):.2f}" if peers else "", f"{gbs['cured'] / gbs['V9']:.2f}"])
+    header = ["dtype", "shape, axis"] + [f"{s} GB/s" for s in subjects] + ["cured / best peer", "cured / V9 flat"]
+    return markdown(header, lines, "ll" + "r" * (len(header) - 2))

@@ -1,0 +1,374 @@
+"""cured.sum: numpy.sum's signature and meaning, summed by cured's kernels.
+
+A sum of every element goes to the version's one-value reduction (csrc/kernels/vN_*.cu), as fast as
+a call can be made (this path does no more Python work than it must: issue 12). A sum along some
+axes goes to the default version's axis kernels (csrc/kernels/v9_axis.cu, order in csrc/axis.h).
+What NumPy decides (which axes, the accumulator, the result dtype, keepdims, initial, out=) is
+decided here, in NumPy's terms, before any GPU work.
+"""
+from __future__ import annotations
+
+import operator
+import sys
+import time
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+
+from . import _cured
+
+#: The version cured.sum uses when none is given: the fastest correct one (V9 is faster than every
+#: other version at every length measured, README "Results"). Only it sums along axes.
+DEFAULT_VERSION: int = 9
+
+
+class SumTiming(NamedTuple):
+    """Where the time of one cured.sum(..., timing=True) went, in seconds."""
+
+    h2d_s: float  #: until the last chunk of host input is on the device, staging included (0 for device input)
+    reduce_s: float  #: the reduction's work left after that (all of it for device input)
+    d2h_s: float  #: device-to-host copy of the result (device time, CUDA events)
+    total_s: float  #: the whole call, argument checks and conversions included (wall clock)
+
+
+class TimedSum(NamedTuple):
+    """cured.sum(..., timing=True): the sum and its timings; unpacks as `value, timing = ...`."""
+
+    value: Any  #: the sum (a NumPy scalar), or out= when given
+    timing: SumTiming
+
+
+class _NoValue:
+    """numpy.sum's "not given" for initial=: no initial value is added (the sum of nothing is 0)."""
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+
+_NO_VALUE: Any = _NoValue()
+
+# The accumulators the kernels have; NumPy's other dtype= choices are reached from these.
+_ACCS = frozenset(np.dtype(t) for t in ("int64", "uint64", "float32", "float64"))
+_FLOAT_ACCS = frozenset(np.dtype(t) for t in ("float32", "float64"))  # every input sums into these as it is
+_FLOAT16 = np.dtype("float16")
+_BOOL = np.dtype("bool")
+_INT64 = np.dtype("int64")
+_UINT64 = np.dtype("uint64")
+
+
+def sum(  # noqa: A001 - the name users expect, as numpy.sum
+    a: Any,
+    axis: None | int | tuple[int, ...] = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = _NO_VALUE,
+    where: Any = True,
+    *,
+    version: int | Literal["cub"] = DEFAULT_VERSION,
+    device: Literal["gpu", "cpu"] = "gpu",
+    timing: bool = False,
+) -> Any:
+    """numpy.sum(a, axis, dtype, out, keepdims, initial), computed by cured's kernel `version`.
+
+    Parameters
+    ----------
+    a : array_like or device array
+        bool, int8..int64, uint8..uint64, float16, float32 or float64, any shape and strides. Host
+        arrays go to the GPU (in chunks through pinned staging buffers, the copy overlapped with the
+        reduction, for a sum of every element). Device arrays (CuPy, PyTorch, Numba, JAX: anything
+        with ``__cuda_array_interface__`` or ``__dlpack__``) are read in place on their own GPU, in
+        stream order after the producer's pending work (on the producer's stream for the CUDA Array
+        Interface 3; DLPack producers order their work before the legacy default stream, where the
+        sum then runs); a non-contiguous or misaligned one is first copied into C order on the
+        device. The result is the same bits either way.
+    axis : None, int or tuple of ints
+        As NumPy's: the axes to sum over (negative ones count from the end; () sums none). None sums
+        every element with `version`; any other axis is summed by the default version's axis kernels
+        (another version raises ValueError). Each output's summation order is fixed by the shape
+        and the dtype alone (csrc/axis.h): the same bits on every GPU and with device="cpu".
+    dtype : dtype, optional
+        The accumulator and result dtype, NumPy's rules: by default bool and signed integers sum into
+        int64, unsigned into uint64, float16 into float32 (returned as float16), float32 and float64
+        into themselves; with a NumPy out= and no dtype, out's dtype. Narrower integers (int8 to
+        int32, uint8 to uint32) and bool give NumPy's bits (wrap-around; bool is "any element
+        true"). Where NumPy casts each element first (float input into an integer or bool dtype,
+        any other input into float16) cured casts a host array on the host with NumPy; for a device
+        array it raises TypeError.
+    out : ndarray or device array, optional
+        Where the result goes; it is returned. A NumPy array of the result's shape (keepdims
+        included), as numpy.sum: the result is cast into it as NumPy does. A device array (the
+        input must be one too, on the same GPU) of the result dtype receives the result on the
+        device, in stream order after the producer's work, and the call returns as soon as the work
+        is queued, with no host wait; for a sum of every element it is any one-element array, along
+        axes a C-contiguous array of the result's shape.
+    keepdims : bool
+        Keep the reduced axes, with extent 1, as NumPy does.
+    initial : scalar, optional
+        Added to each sum, in the accumulator's type, after the elements (not with the exact
+        version, whose sum it would round twice: ValueError).
+    where : True
+        Only True; a mask raises TypeError (apply it first: numpy.where(mask, a, 0)).
+    version : int or "cub"
+        Which kernel: 0 to 10 (see cured.versions(); 10 is cured.fsum's exact sum), or "cub" for
+        NVIDIA's CUB DeviceReduce, the reference (GPU only, NumPy's default accumulator only, no axis).
+    device : {"gpu", "cpu"}
+        "gpu" runs the kernel on the current CUDA device (a device array's own). "cpu" runs the CPU
+        order model on a host array: the same additions in the same order, so the GPU's bits.
+    timing : bool
+        For a sum of every element: return TimedSum(value, SumTiming(h2d_s, reduce_s, d2h_s,
+        total_s)), the device time of each stage (CUDA events) and the call's wall time.
+
+    Returns
+    -------
+    A NumPy scalar for a sum of every element without keepdims, else a NumPy array (for device
+    input too), or `out` when given. The same input gives the same bits on every run.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError  an axis out of range.
+    TypeError   unsupported dtypes (complex, bfloat16, object, strings), a cast cured cannot make
+                on the device, a non-integer axis or version, where= other than True, an out= of the
+                wrong kind or dtype.
+    ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
+                default, device="cpu" with a device array, an out= of the wrong shape, on the wrong
+                device, or read-only.
+    OverflowError an initial= the result dtype cannot hold (as NumPy).
+    MemoryError when the GPU has not enough memory.
+    CudaError   any other CUDA failure, including no GPU or no driver.
+    """
+    if where is not True and not (isinstance(where, np.bool_) and where):
+        raise TypeError("cured.sum: where= is not supported; apply the mask first, numpy.where(mask, a, 0)")
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    # The common call, a sum of every element into a NumPy scalar or a device element, goes
+    # straight to the C extension (issue 12: every microsecond here is the user's).
+    if axis is None and not keepdims and initial is _NO_VALUE and (dtype is None or dtype in _FLOAT_ACCS) \
+            and not isinstance(out, np.ndarray):
+        if "torch" in sys.modules:
+            a = _torch_view(a)
+            if out is not None:
+                out = _torch_view(out)
+        if not timing:
+            return _cured.sum(a, version, dtype, device, False, out)
+        start = time.perf_counter()
+        value, stages = _cured.sum(a, version, dtype, device, True, out)
+        total = time.perf_counter() - start
+        return TimedSum(value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total))
+    return _general_sum(a, axis, dtype, out, bool(keepdims), initial, version, device, timing)
+
+
+# ---- everything else NumPy's sum takes ------------------------------------------------------------
+
+def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing):
+    if "torch" in sys.modules:
+        a = _torch_view(a)
+        if out is not None and not isinstance(out, np.ndarray):
+            out = _torch_view(out)
+    a, shape, in_dtype, on_device = _describe(a)
+    reduce = _reduced_axes(axis, len(shape))
+    every = all(reduce)
+    result_shape = tuple(1 if r else e for e, r in zip(shape, reduce)) if keepdims else \
+        tuple(e for e, r in zip(shape, reduce) if not r)
+    if out is not None and not isinstance(out, np.ndarray) and not hasattr(out, "__cuda_array_interface__") \
+            and not hasattr(out, "__dlpack__"):
+        raise TypeError(f"cured.sum: out= must be a NumPy array or a device array, not {type(out).__name__}")
+    numpy_out = out if isinstance(out, np.ndarray) else None
+    device_out = out if out is not None and numpy_out is None else None
+    if numpy_out is not None:
+        _check_numpy_out(numpy_out, result_shape)
+    requested = dtype  # with out= and no dtype=, NumPy sums in the input's accumulator and casts into out
+    acc, result, cast_to = _resolve(in_dtype, requested)
+    if device_out is not None and not every:
+        out_shape = _shape_of_device(device_out)
+        if out_shape != result_shape:
+            raise ValueError(f"cured.sum: out= has shape {out_shape} but the result has shape {result_shape}")
+    if cast_to is not None:
+        if on_device:
+            raise TypeError(f"cured.sum: dtype={requested} with {in_dtype} input casts each element first, as NumPy "
+                            f"does; cured makes that cast for host arrays only (cast the device array first)")
+        a = np.asarray(a).astype(cast_to)
+        in_dtype = cast_to
+    exact = _is_exact(version)
+    if initial is not _NO_VALUE:
+        if exact:
+            raise ValueError("cured.sum: initial= with the exact version would round its sum twice; add it as an "
+                             "element instead")
+        initial = acc.type(result.type(initial))  # as NumPy: initial in the result dtype (OverflowError)
+    if not every and version != DEFAULT_VERSION:
+        raise ValueError(f"cured.sum: axis= is summed by the default version ({DEFAULT_VERSION}) only, not by "
+                         f"version {version!r}")
+    if timing and not every:
+        raise ValueError("cured.sum: timing=True times a sum of every element; it takes no axis")
+    initial_bytes = None if initial is _NO_VALUE else np.asarray(initial, dtype=acc).tobytes()
+    if every:
+        value = _whole_sum(a, version, requested, acc, result, device, timing, device_out, initial, initial_bytes)
+    else:
+        flat = _cured.sum_axes(a, shape, reduce, acc, device, device_out, result, initial_bytes)
+        if device_out is not None:
+            return device_out
+        if initial is not _NO_VALUE:
+            np.add(flat, initial, out=flat)
+        value = flat.astype(result, copy=False).reshape(result_shape)
+    if device_out is not None:
+        return value
+    timed = None
+    if timing:
+        value, timed = value
+    if keepdims:
+        value = np.asarray(value).reshape(result_shape)
+    if numpy_out is not None:
+        np.copyto(numpy_out, value, casting="unsafe")
+        value = numpy_out
+    return TimedSum(value, timed) if timing else value
+
+
+def _whole_sum(a, version, requested, acc, result, device, timing, device_out, initial, initial_bytes):
+    """A sum of every element, by `version`: the result (timed: (result, SumTiming)) or device_out."""
+    # The kernel rounds into the result where it can (once: an exact version into float16), else it
+    # returns the accumulator, which NumPy then casts.
+    direct = result in _ACCS or (result == _FLOAT16 and acc == np.float32)
+    ask = result if direct and initial is _NO_VALUE else acc
+    if device_out is not None:
+        if not direct:
+            raise TypeError(f"cured.sum: an out= on the device takes the accumulator's dtype or float16, not {result}")
+        # Without dtype=, the C extension takes out's dtype as the accumulator (cured.sum's rule
+        # for a device element since issue 12); with it, the result must be out's dtype.
+        return _cured.sum(a, version, None if requested is None else result, device, False, device_out, False,
+                          initial_bytes)
+    start = time.perf_counter()
+    got = _cured.sum(a, version, ask, device, timing, None)
+    value, stages = got if timing else (got, None)
+    if initial is not _NO_VALUE:
+        value = value + initial
+    if value.dtype != result:
+        value = value.astype(result)
+    if timing:
+        total = time.perf_counter() - start
+        return value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total)
+    return value
+
+
+def _is_exact(version) -> bool:
+    from .exact import EXACT_VERSION
+
+    return isinstance(version, int) and not isinstance(version, bool) and version == EXACT_VERSION
+
+
+def _describe(a):
+    """(a, shape, dtype, on_device): a host array-like becomes an ndarray here, once."""
+    interface = getattr(a, "__cuda_array_interface__", None)
+    if interface is not None:
+        return a, tuple(int(e) for e in interface["shape"]), np.dtype(interface["typestr"]), True
+    if hasattr(a, "__dlpack_device__") and not isinstance(a, np.ndarray):
+        kind, _ = a.__dlpack_device__()
+        if int(kind) in (2, 3, 13):  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
+            try:
+                return a, tuple(int(e) for e in a.shape), np.dtype(a.dtype), int(kind) == 2
+            except (AttributeError, TypeError) as error:
+                raise TypeError(f"cured.sum: axis=, keepdims=, initial= and NumPy dtypes need a device array with a "
+                                f"NumPy .shape and .dtype; {type(a).__name__} has none") from error
+    if not isinstance(a, np.ndarray):
+        a = np.from_dlpack(a) if hasattr(a, "__dlpack__") and not hasattr(a, "__array__") else np.asarray(a)
+    return a, a.shape, a.dtype, False
+
+
+def _reduced_axes(axis, ndim: int) -> tuple[bool, ...]:
+    """Which axes axis= names, with NumPy's errors: AxisError, ValueError for a repeat, TypeError
+    for a non-integer (a list included, as numpy.sum)."""
+    if axis is None:
+        return (True,) * ndim
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if ndim == 0 and all(operator.index(x) in (0, -1) for x in axes):
+        return ()  # NumPy lets a 0-d array be summed over axis 0 (or -1)
+    picked = [False] * ndim
+    for x in axes:
+        x = operator.index(x)
+        if not -ndim <= x < ndim:
+            raise np.exceptions.AxisError(x, ndim)
+        x %= ndim
+        if picked[x]:
+            raise ValueError("duplicate value in 'axis'")
+        picked[x] = True
+    return tuple(picked)
+
+
+def _resolve(in_dtype: np.dtype, requested: np.dtype | None):
+    """(accumulator, result dtype, dtype each element is first cast to or None), NumPy's rules."""
+    if in_dtype.kind not in "biuf" or in_dtype.itemsize > 8 or (in_dtype.kind == "f" and in_dtype.itemsize < 2):
+        raise TypeError(f"cured.sum: cannot sum an array of dtype {in_dtype}; cured sums bool, int8 to int64, uint8 "
+                        f"to uint64, float16, float32 and float64")
+    in_dtype = in_dtype.newbyteorder("=")
+    if requested is None:
+        if in_dtype.kind in "bi":
+            return _INT64, _INT64, None
+        if in_dtype.kind == "u":
+            return _UINT64, _UINT64, None
+        return (np.dtype("float32") if in_dtype == _FLOAT16 else in_dtype), in_dtype, None
+    if not requested.isnative:
+        raise TypeError(f"cured.sum: dtype={requested} is not supported: as numpy.sum, dtype= picks the type, not "
+                        f"its byte order")
+    d = requested
+    if d.kind not in "biuf" or d.itemsize > 8:
+        raise TypeError(f"cured.sum: dtype={requested} is not supported; cured sums into bool, integers and floats "
+                        f"of up to 64 bits")
+    if d == _BOOL:  # NumPy: each element cast to bool, then "or"; a count that is not zero
+        return _INT64, d, (None if in_dtype == _BOOL else _BOOL)
+    if d.kind in "iu":
+        cast = d if in_dtype.kind == "f" else None  # NumPy truncates each float into the integer
+        return (_INT64 if d.kind == "i" else _UINT64), d, cast
+    if d == _FLOAT16:
+        return np.dtype("float32"), d, (None if in_dtype == _FLOAT16 else _FLOAT16)
+    return d, d, None
+
+
+def _check_numpy_out(out: np.ndarray, result_shape: tuple) -> None:
+    if out.shape != result_shape:
+        raise ValueError(f"cured.sum: out= has shape {out.shape} but the result has shape {result_shape} (as "
+                         f"numpy.sum: keepdims= decides whether the summed axes stay)")
+    if not out.flags.writeable:
+        raise ValueError("cured.sum: out= is read-only")
+
+
+def _shape_of_device(x) -> tuple:
+    interface = getattr(x, "__cuda_array_interface__", None)
+    if interface is not None:
+        return tuple(int(e) for e in interface["shape"])
+    return tuple(int(e) for e in x.shape)
+
+
+class _TorchInterface:
+    """A PyTorch CUDA tensor as a CUDA Array Interface 3: its own interface (version 2, no stream)
+    with the stream PyTorch's pending work on its device is on."""
+
+    __slots__ = ("__cuda_array_interface__", "tensor")
+
+    def __init__(self, interface: dict, stream: int, tensor: Any):
+        self.__cuda_array_interface__ = dict(interface, version=3, stream=stream)
+        self.tensor = tensor  # keeps the memory alive for the call
+
+
+_torch_dtypes: frozenset = frozenset()
+
+
+def _torch_view(x: Any) -> Any:
+    """A CUDA tensor as _TorchInterface, or x itself. PyTorch's DLPack export orders its work
+    through Python objects (streams, events) and costs about 16 us a call on an H200; its CUDA Array
+    Interface and its current stream's handle cost about 4, with the same ordering: the sum then
+    runs on that stream. Tensors that PyTorch refuses to export (requiring grad) or whose dtype it
+    cannot describe there (bfloat16, complex) keep DLPack and its errors."""
+    global _torch_dtypes
+    torch = sys.modules["torch"]
+    if type(x) is not torch.Tensor or not x.is_cuda or x.requires_grad:
+        return x
+    if not _torch_dtypes:
+        _torch_dtypes = frozenset(getattr(torch, name) for name in (
+            "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+            "float64") if hasattr(torch, name))
+    if x.dtype not in _torch_dtypes:
+        return x
+    index = x.get_device()
+    current = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    stream = current(index) if current is not None else torch.cuda.current_stream(index).cuda_stream
+    # 0 is PyTorch's default stream, the legacy one; the interface spells it 1 (0 is not allowed).
+    return _TorchInterface(x.__cuda_array_interface__, stream or 1, x)

@@ -1,0 +1,277 @@
+"""cured.sum with NumPy's whole signature: axis, keepdims, out, initial, every accumulator.
+
+CPU tests (CI) check the axis kernels' CPU order model and the argument handling against numpy.sum;
+GPU tests check that the kernels give the model's bits, for host and device input, under any grid.
+Floats are compared with numpy.sum within the bound of a sum of R terms (gamma(R) * sum|x|), or
+exactly where the data makes every order exact (small integers in a float dtype)."""
+import itertools
+
+import numpy as np
+import pytest
+
+import cured
+from reference import DTYPES, random_array
+
+SHAPES = [(5,), (4, 5), (3, 1, 4), (2, 3, 4), (2, 3, 1, 5), (3, 4, 5, 6), (1, 7), (7, 1)]
+# Long rows (several row segments) and long columns (several column segments, then their sums).
+LONG_SHAPES = [(3, 20011), (20011, 3), (2, 70000), (5000, 40), (40, 5000), (64, 64, 65)]
+ACCS = ["int64", "uint64", "float32", "float64"]
+
+
+def all_axes(ndim):
+    """Every axis= for ndim: None, each int (also negative), every tuple (also empty)."""
+    yield None
+    for d in range(ndim):
+        yield d
+        yield d - ndim
+    for k in range(ndim + 1):
+        yield from itertools.combinations(range(ndim), k)
+
+
+def rand(seed, shape, dtype):
+    dtype = np.dtype(dtype)
+    return random_array(seed, dtype, int(np.prod(shape))).reshape(shape)
+
+
+def small_integers(seed, shape, dtype):
+    """Values in [-8, 8], never all zero: every order of addition gives the exact sum."""
+    rng = np.random.default_rng([seed, len(shape), int(np.prod(shape))])
+    x = rng.integers(-8, 9, size=shape)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return x > 0
+    if dtype.kind == "u":
+        x = np.abs(x)
+    return x.astype(dtype)
+
+
+def close_to_numpy(got, x, axis, acc, slack=0.0):
+    """Float sums of R terms: |got - exact| <= gamma(R + 1) * sum|x| (acc's unit roundoff), plus
+    `slack` (a final rounding into a narrower result)."""
+    exact = np.sum(x.astype(np.longdouble), axis=axis)
+    bound_terms = np.sum(np.abs(x.astype(np.longdouble)), axis=axis)
+    reduced = x.size // max(np.asarray(exact).size, 1)
+    u = float(np.finfo(acc).eps) / 2
+    h = reduced + 1
+    gamma = h * u / (1 - h * u)
+    err = np.abs(np.asarray(got, dtype=np.longdouble) - exact)
+    assert np.all(err <= gamma * bound_terms + np.finfo(acc).tiny + slack), (got, exact)
+
+
+@pytest.mark.parametrize("shape", SHAPES + LONG_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "float16", "float32", "float64", "bool"])
+def test_every_axis_matches_numpy(seed, shape, dtype):
+    x = rand(seed, shape, dtype)
+    for axis in all_axes(len(shape)):
+        want = np.sum(x, axis=axis)
+        got = cured.sum(x, axis=axis, device="cpu")
+        assert type(got) is type(want) and np.shape(got) == np.shape(want) and got.dtype == want.dtype, (axis, got)
+        if x.dtype.kind == "f":
+            acc = np.float64 if dtype == "float64" else np.float32
+            if dtype == "float16":  # float32's bound, then one rounding to float16 (half a unit, 2^-11)
+                exact = np.sum(x.astype(np.float64), axis=axis)
+                slack = np.abs(exact) * 2.0**-11 + 2.0**-24
+                close_to_numpy(np.asarray(got, np.float64) - 0, x.astype(acc), axis, acc, slack)
+            else:
+                close_to_numpy(got, x, axis, acc)
+        else:
+            assert np.array_equal(got, want), (axis, got, want)
+
+
+@pytest.mark.parametrize("in_dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", [None, "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                   "uint64", "float16", "float32", "float64"])
+def test_every_accumulator_as_numpy(seed, in_dtype, dtype):
+    """dtype= as numpy.sum takes it: the result dtype, wrap-around, bool's "any", casts first."""
+    x = small_integers(seed, (6, 7), in_dtype)
+    if in_dtype.kind in "iu":
+        x = rand(seed, (6, 7), in_dtype)  # the whole range: sums wrap as NumPy's
+        if dtype is not None and np.dtype(dtype).kind == "f":
+            x = small_integers(seed, (6, 7), in_dtype)  # exact in every order
+    for axis in (None, 0, 1, (0, 1), ()):
+        want = np.sum(x, axis=axis, dtype=dtype)
+        got = cured.sum(x, axis=axis, dtype=dtype, device="cpu")
+        assert np.shape(got) == np.shape(want) and got.dtype == want.dtype, (axis, got, want)
+        assert np.array_equal(got, want), (axis, got, want)
+
+
+@pytest.mark.parametrize("shape, axis", [((4, 5), 0), ((4, 5), 1), ((2, 3, 4), (0, 2)), ((3, 4), None), ((3, 4), ())])
+def test_keepdims_initial_and_out(seed, shape, axis):
+    x = rand(seed, shape, "int32")
+    want = np.sum(x, axis=axis, keepdims=True, initial=5)
+    got = cured.sum(x, axis=axis, keepdims=True, initial=5, device="cpu")
+    assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
+    out = np.full(np.sum(x, axis=axis).shape, -1, np.float64)
+    assert cured.sum(x, axis, None, out, device="cpu") is out  # NumPy's positional order
+    assert np.array_equal(out, np.sum(x, axis=axis, out=np.zeros_like(out)))
+    f = rand(seed, shape, "float32")
+    g = cured.sum(f, axis=axis, initial=2.5, device="cpu")
+    h = cured.sum(f, axis=axis, device="cpu")
+    assert np.array_equal(g, np.asarray(h + np.float32(2.5), dtype=np.float32))  # added once, after the elements
+
+
+def test_initial_as_numpy():
+    x = np.ones((2, 3), np.int8)
+    assert np.array_equal(cured.sum(x, axis=1, initial=300, device="cpu"), np.sum(x, axis=1, initial=300))
+    assert np.array_equal(cured.sum(x, axis=1, initial=1.5, device="cpu"), np.sum(x, axis=1, initial=1.5))
+    with pytest.raises(OverflowError):
+        cured.sum(x, axis=1, initial=300, dtype=np.int8, device="cpu")
+    with pytest.raises(ValueError, match="round its sum twice"):
+        cured.sum(np.ones(3), initial=1.0, version=cured.EXACT_VERSION, device="cpu")
+
+
+@pytest.mark.parametrize("shape, axis", [((0,), 0), ((0, 3), 0), ((0, 3), 1), ((3, 0), 0), ((3, 0), 1), ((2, 0, 3), (0, 2)),
+                                         ((0, 3), None)])
+def test_zero_length_extents(shape, axis):
+    x = np.ones(shape, np.float32)
+    want = np.sum(x, axis=axis, initial=2)
+    got = cured.sum(x, axis=axis, initial=2, device="cpu")
+    assert np.shape(got) == np.shape(want) and got.dtype == want.dtype and np.array_equal(got, want)
+    assert np.array_equal(cured.sum(x, axis=axis, device="cpu"), np.sum(x, axis=axis))
+
+
+def test_views_are_summed_as_their_c_order_copy(seed):
+    """Non-contiguous and negative-stride views: the bits of the same values in C order."""
+    base = rand(seed, (6, 8, 10), "float32")
+    for view in (base.T, base[::-1], base[:, ::-2], base[..., 1::3], base.transpose(1, 0, 2)[::-1, :, ::-1]):
+        for axis in all_axes(view.ndim):
+            got = cured.sum(view, axis=axis, device="cpu")
+            want = cured.sum(np.ascontiguousarray(view), axis=axis, device="cpu")
+            assert np.array_equal(np.asarray(got).view(np.uint32), np.asarray(want).view(np.uint32)), axis
+
+
+def test_numpy_errors():
+    x = np.ones((2, 3))
+    with pytest.raises(np.exceptions.AxisError):
+        cured.sum(x, axis=2, device="cpu")
+    with pytest.raises(np.exceptions.AxisError):
+        cured.sum(x, axis=-3, device="cpu")
+    with pytest.raises(ValueError, match="duplicate"):
+        cured.sum(x, axis=(0, -2), device="cpu")
+    for bad in ([0], 1.0, "0"):
+        with pytest.raises(TypeError):
+            cured.sum(x, axis=bad, device="cpu")
+    with pytest.raises(ValueError, match="shape"):
+        cured.sum(x, axis=0, out=np.zeros(2), device="cpu")
+    with pytest.raises(ValueError, match="shape"):
+        cured.sum(x, axis=0, out=np.zeros((1, 3)), device="cpu")  # NumPy: keepdims decides
+    read_only = np.zeros(3)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        cured.sum(x, axis=0, out=read_only, device="cpu")
+    with pytest.raises(TypeError, match="where="):
+        cured.sum(x, axis=0, where=np.array([True, False, True]), device="cpu")
+    with pytest.raises(ValueError, match="default version"):
+        cured.sum(x, axis=0, version=3, device="cpu")
+    with pytest.raises(ValueError, match="default version"):
+        cured.sum(x, axis=0, version="cub")
+    with pytest.raises(TypeError, match="cannot sum"):
+        cured.sum(np.ones((2, 2), np.complex64), axis=0, device="cpu")
+    assert cured.sum(np.float32(3), axis=0, device="cpu") == 3  # NumPy lets a 0-d array take axis 0
+    assert cured.sum(x, axis=0, where=True, device="cpu").shape == (3,)
+
+
+def test_fold_order_is_the_shape_s(seed):
+    """Merging axes is free: (a, b, c) along (1, 2) has the bits of (a, b * c) along 1."""
+    x = rand(seed, (7, 30, 41), "float32")
+    got = cured.sum(x, axis=(1, 2), device="cpu")
+    assert np.array_equal(got.view(np.uint32), cured.sum(x.reshape(7, -1), axis=1, device="cpu").view(np.uint32))
+    y = rand(seed, (5, 1, 9000, 1), "float64")  # extents of 1 change nothing
+    assert np.array_equal(cured.sum(y, axis=2, device="cpu").ravel(), cured.sum(y.reshape(5, 9000), axis=1, device="cpu"))
+
+
+# ---- on the GPU ------------------------------------------------------------------------------------
+
+def bits(a):
+    a = np.asarray(a)
+    return a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype.kind == "f" else a
+
+
+GPU_SHAPES = SHAPES + LONG_SHAPES + [(1000, 1000), (4096, 33), (33, 4096), (2**20, 2), (2, 2**20), (16, 2**16, 3)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", GPU_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype, acc", [("float32", None), ("float64", None), ("float16", None), ("int8", None),
+                                        ("int32", "uint64"), ("uint8", "float32"), ("bool", None),
+                                        ("float32", "float64"), ("int64", "float64")])
+def test_gpu_bits_equal_the_cpu_model(seed, shape, dtype, acc):
+    x = rand(seed, shape, dtype)
+    for axis in all_axes(len(shape)) if len(shape) <= 3 else (1, (0, 2), (1, 3), -1):
+        want = cured.sum(x, axis=axis, dtype=acc, device="cpu")
+        got = cured.sum(x, axis=axis, dtype=acc)
+        assert np.shape(got) == np.shape(want) and np.array_equal(bits(got), bits(want)), (axis, got, want)
+
+
+@pytest.mark.gpu
+def test_gpu_grid_does_not_change_the_bits(seed):
+    x = rand(seed, (3000, 700), "float32")
+    expected = {axis: cured.sum(x, axis=axis, device="cpu") for axis in (0, 1)}
+    try:
+        for blocks in (1, 3, 1000):
+            cured._cured._set_test_launch(blocks, 0)
+            for axis in (0, 1):
+                assert np.array_equal(bits(cured.sum(x, axis=axis)), bits(expected[axis])), (blocks, axis)
+    finally:
+        cured._cured._set_test_launch(0, 0)
+
+
+@pytest.mark.gpu
+def test_gpu_device_arrays(seed):
+    cp = pytest.importorskip("cupy")
+    x = rand(seed, (300, 40, 50), "float32")
+    d = cp.asarray(x)
+    views = [(d, x), (d.transpose(2, 0, 1), x.transpose(2, 0, 1)), (d[::-1, :, ::2], x[::-1, :, ::2]),
+             (d.reshape(-1)[1:].reshape(-1, 1999)[:, :1000], x.reshape(-1)[1:].reshape(-1, 1999)[:, :1000])]
+    for dv, xv in views:
+        for axis in (0, 1, -1, (0, 1), ()):
+            got = cured.sum(dv, axis=axis)
+            assert isinstance(got, np.ndarray)
+            assert np.array_equal(bits(got), bits(cured.sum(xv, axis=axis, device="cpu"))), axis
+
+
+@pytest.mark.gpu
+def test_gpu_torch_input(seed):
+    torch = pytest.importorskip("torch")
+    x = rand(seed, (257, 129), "float64")
+    t = torch.from_numpy(x).cuda()
+    for axis in (0, 1):
+        assert np.array_equal(bits(cured.sum(t, axis=axis)), bits(cured.sum(x, axis=axis, device="cpu")))
+        assert np.array_equal(bits(cured.sum(t.T, axis=axis)), bits(cured.sum(x.T, axis=axis, device="cpu")))
+
+
+@pytest.mark.gpu
+def test_gpu_device_out(seed):
+    cp = pytest.importorskip("cupy")
+    x = rand(seed, (500, 300), "float32")
+    d = cp.asarray(x)
+    out = cp.full(300, -1, cp.float32)
+    assert cured.sum(d, axis=0, out=out) is out
+    assert np.array_equal(bits(out.get()), bits(cured.sum(x, axis=0, device="cpu")))
+    half = cp.zeros((500, 1), cp.float16)
+    cured.sum(d.astype(cp.float16), axis=1, keepdims=True, out=half, initial=1)
+    want = cured.sum(x.astype(np.float16), axis=1, keepdims=True, initial=1, device="cpu")
+    assert np.array_equal(bits(half.get()), bits(want))
+    ints = cp.asarray(rand(seed, (64, 33), "int16"))
+    small = cp.zeros(33, cp.int16)
+    cured.sum(ints, axis=0, dtype=cp.int16, out=small)
+    assert np.array_equal(small.get(), np.sum(ints.get(), axis=0, dtype=np.int16))
+    with pytest.raises(ValueError, match="shape"):
+        cured.sum(d, axis=0, out=cp.zeros(299, cp.float32))
+    with pytest.raises(TypeError, match="dtype"):
+        cured.sum(d, axis=0, out=cp.zeros(300, cp.float64))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        cured.sum(d, axis=0, out=cp.zeros(600, cp.float32)[::2])
+    with pytest.raises(TypeError, match="casts each element"):
+        cured.sum(d, axis=0, dtype=np.int32)
+
+
+@pytest.mark.gpu
+def test_gpu_whole_sum_with_numpy_arguments(seed):
+    cp = pytest.importorskip("cupy")
+    x = rand(seed, (100, 70), "float32")
+    d = cp.asarray(x)
+    assert np.array_equal(bits(cured.sum(d, keepdims=True)), bits(np.reshape(cured.sum(x, device="cpu"), (1, 1))))
+    out = cp.zeros((), cp.float32)
+    cured.sum(d, out=out, initial=3)
+    assert bits(out.get()) == bits(np.float32(cured.sum(x, device="cpu") + np.float32(3)))
