@@ -16,15 +16,15 @@
  *    16-byte vector (V elements; the last may be short). A segment of a row is summed by G lanes
  *    (G a power of two up to 32): lane g adds, from 0, chunks g, g + G, g + 2G, ... of the segment,
  *    each chunk's elements in order; then the G lanes' sums are added in the SEQUENTIAL tree
- *    (offsets G/2, ..., 1: lane l adds lane l + offset). Short rows are one segment with G chosen
- *    so that a lane has at most two chunks; long rows are cut into segments of 2048 chunks (64 a
- *    lane of 32).
+ *    (offsets G/2, ..., 1: lane l adds lane l + offset). Rows of up to 256 chunks are one segment,
+ *    G the fewest lanes that leave each at most 8 chunks; longer rows are cut into segments of
+ *    2048 chunks (64 a lane of 32).
  *  - Columns (I > 1: each output sums R elements I apart). The columns are cut into chunks of V
  *    (one vector across; the last may be short). A segment of Sr consecutive rows is summed by P
  *    strands: strand p adds, from 0, rows p, p + P, p + 2P, ... of the segment, into one sum a
  *    column; then the P strands' sums are added in the SEQUENTIAL tree. P > 1 only where the
  *    chunks across a row are fewer than 32, so that a warp holds P strands of one segment; Sr is
- *    the largest power of two from 4096 down to 64 that still leaves 2^17 (strand, chunk) pairs.
+ *    the largest power of two from 4096 down to 64 that still leaves 2^18 (strand, chunk) pairs.
  * A step of more than one segment writes the segments' sums, (O, segments, I), which the next
  * step sums as columns (or rows when I == 1), in the accumulator's type, until one segment is
  * left. */
@@ -56,9 +56,9 @@ typedef struct {
     int64_t segments;              /* segments a row (rows) or a column (columns) */
 } cured_axis_step;
 
-#define CURED_AXIS_SHORT_ROW_CHUNKS 64   /* rows of at most this many chunks are one segment */
+#define CURED_AXIS_SHORT_ROW_CHUNKS 256  /* rows of at most this many chunks are one segment */
 #define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of a long row: 64 a lane */
-#define CURED_AXIS_COLUMN_PAIRS (1 << 17) /* (strand, chunk) pairs a column step leaves at least */
+#define CURED_AXIS_COLUMN_PAIRS (1 << 18) /* (strand, chunk) pairs a column step leaves at least */
 
 static inline CURED_AXIS_HD int64_t cured_axis_pow2_at_least(int64_t x) {
     int64_t p = 1;
@@ -77,7 +77,8 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
     if (inner == 1) {
         s.chunks = (reduced + s.vector - 1) / s.vector;
         if (s.chunks <= CURED_AXIS_SHORT_ROW_CHUNKS) {
-            s.lanes = (int)cured_axis_pow2_at_least((s.chunks + 1) / 2);
+            /* As few lanes as leave each at most 8 chunks (1, 2, 4 or 8 of them: cured_axis_lane_chunks). */
+            s.lanes = (int)cured_axis_pow2_at_least((s.chunks + 7) / 8);
             s.segment = s.chunks;
         } else {
             s.lanes = 32;
@@ -103,6 +104,12 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
     const int64_t cut = inner == 1 ? s.chunks : reduced;
     s.segments = (cut + s.segment - 1) / s.segment;
     return s;
+}
+
+/* Rows of one segment: the chunks a lane has at most, rounded up to 1, 2, 4 or 8 (the kernel sums
+ * 8 / that many rows at once, so that every thread has 8 chunks in flight). */
+static inline CURED_AXIS_HD int cured_axis_lane_chunks(const cured_axis_step *s) {
+    return (int)cured_axis_pow2_at_least((s->chunks + s->lanes - 1) / s->lanes);
 }
 
 /* The folded shape: `steps` (O, R, I) reads, innermost reduced extent first. With no reduced

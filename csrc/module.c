@@ -570,9 +570,10 @@ static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, 
         }
         CURED_TRY_STEP(cured_axis_sum(fold, in_dtype, acc, d_in, d_acc, stream));
     }
-    if (out != NULL && !(direct && d_acc != NULL)) {
-        CURED_TRY("cured_store_results",
-                  cured_store_results(d_acc, acc, fold->results, initial, (void *)out->data, out_dtype, stream));
+    if (out != NULL) {
+        if (!(direct && d_acc != NULL))
+            CURED_TRY("cured_store_results",
+                      cured_store_results(d_acc, acc, fold->results, initial, (void *)out->data, out_dtype, stream));
     } else if (d_acc != NULL) {
         CURED_TRY("cudaMemcpyAsync (the results to the host)",
                   cudaMemcpyAsync(host, d_acc, acc_bytes, cudaMemcpyDeviceToHost, stream));

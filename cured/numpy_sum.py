@@ -200,7 +200,8 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
                          f"version {version!r}")
     if timing and not every:
         raise ValueError("cured.sum: timing=True times a sum of every element; it takes no axis")
-    initial_bytes = None if initial is _NO_VALUE else np.asarray(initial, dtype=acc).tobytes()
+    # The C extension takes initial= as the accumulator's bytes, padded to 8.
+    initial_bytes = None if initial is _NO_VALUE else np.asarray(initial, dtype=acc).tobytes().ljust(8, b"\0")
     if every:
         value = _whole_sum(a, version, requested, acc, result, device, timing, device_out, initial, initial_bytes)
     else:

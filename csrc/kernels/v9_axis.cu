@@ -42,8 +42,8 @@ __device__ __forceinline__ void load_chunk(const In *p, int64_t valid, In (&v)[V
     }
 }
 
-// Rows: a segment of a row is `lanes` (G) consecutive threads of a warp. Threads walk the units in
-// whole warps, so every lane of a warp takes part in the shuffles.
+// Long rows (segments of 2048 chunks): a segment is 32 lanes, a warp, each with 64 chunks, 8 in
+// flight. Threads walk the segments in whole warps.
 template <class In, class Acc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) sum_rows(const In *in, Acc *out, cured_axis_step s) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
@@ -75,6 +75,45 @@ __global__ void __launch_bounds__(kThreads) sum_rows(const In *in, Acc *out, cur
         }
         for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
         if (t < total && g == 0) out[unit] = sum;
+    }
+}
+
+// Rows of one segment (at most 256 chunks): a row is `lanes` (G) consecutive threads, each with at
+// most `per_lane` (1, 2, 4 or 8) chunks, and a thread loads its chunks of 8 / per_lane rows at once,
+// so that every thread has 8 chunks in flight however short the rows. Row b of a group's pass is
+// `groups` rows after row b - 1: consecutive groups read consecutive rows in each load.
+template <class In, class Acc, bool Aligned>
+__global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *out, cured_axis_step s) {
+    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
+    const int lanes = s.lanes;
+    const int per_lane_log2 = __ffs(cured_axis_lane_chunks(&s)) - 1;
+    const int per_lane_mask = (1 << per_lane_log2) - 1;
+    const int64_t groups = int64_t(gridDim.x) * kThreads / lanes;
+    const int64_t rows_a_pass = groups * (kInFlight >> per_lane_log2);
+    const int64_t group = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / lanes;
+    const int g = int(threadIdx.x % lanes);
+    for (int64_t base = 0; base < s.outer; base += rows_a_pass) {  // the same trips for every thread
+        In v[kInFlight][V];
+#pragma unroll
+        for (int q = 0; q < kInFlight; ++q) {
+            const int64_t row = base + int64_t(q >> per_lane_log2) * groups + group;
+            const int64_t chunk = g + int64_t(q & per_lane_mask) * lanes;
+            const bool inside = row < s.outer && chunk < s.chunks;
+            load_chunk<In, Aligned>(in + row * s.reduced + chunk * V, inside ? s.reduced - chunk * V : 0, v[q]);
+        }
+        Acc sum = Acc(0);
+#pragma unroll
+        for (int q = 0; q < kInFlight; ++q) {
+#pragma unroll
+            for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[q][j]);
+            if ((q & per_lane_mask) == per_lane_mask) {  // the row's last chunk: the same q in every lane
+                for (int offset = lanes / 2; offset > 0; offset /= 2)
+                    sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
+                const int64_t row = base + int64_t(q >> per_lane_log2) * groups + group;
+                if (g == 0 && row < s.outer) out[row] = sum;
+                sum = Acc(0);
+            }
+        }
     }
 }
 
@@ -133,14 +172,18 @@ template <class In, class Acc> struct axis_launcher {
         const In *in = static_cast<const In *>(in_);
         Acc *out = static_cast<Acc *>(out_);
         const bool rows = s->inner == 1;
+        const bool short_rows = rows && s->segments == 1 && s->chunks <= CURED_AXIS_SHORT_ROW_CHUNKS;
         const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0 &&
                              (rows ? s->reduced : s->inner) % V == 0;
-        const int64_t threads = s->outer * s->segments * (rows ? s->lanes : int64_t(s->strands) * s->lanes);
+        const int64_t threads =
+            short_rows ? cured::ceil_div(s->outer, kInFlight / cured_axis_lane_chunks(s)) * s->lanes
+                       : s->outer * s->segments * (rows ? s->lanes : int64_t(s->strands) * s->lanes);
         int64_t blocks = cured::ceil_div(threads, kThreads);
         if (blocks > kMaxBlocks) blocks = kMaxBlocks;
         if (cured_test_grid() > 0) blocks = cured_test_grid();  // the order does not depend on it
-        auto *kernel = rows ? (aligned ? sum_rows<In, Acc, true> : sum_rows<In, Acc, false>)
-                            : (aligned ? sum_columns<In, Acc, true> : sum_columns<In, Acc, false>);
+        auto *kernel = short_rows ? (aligned ? sum_short_rows<In, Acc, true> : sum_short_rows<In, Acc, false>)
+                       : rows     ? (aligned ? sum_rows<In, Acc, true> : sum_rows<In, Acc, false>)
+                                  : (aligned ? sum_columns<In, Acc, true> : sum_columns<In, Acc, false>);
         kernel<<<unsigned(blocks), kThreads, 0, stream>>>(in, out, *s);
         return cudaGetLastError();
     }
