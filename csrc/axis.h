@@ -16,9 +16,8 @@
  *    16-byte vector (V elements; the last may be short). A segment of a row is summed by G lanes
  *    (G a power of two up to 32): lane g adds, from 0, chunks g, g + G, g + 2G, ... of the segment,
  *    each chunk's elements in order; then the G lanes' sums are added in the SEQUENTIAL tree
- *    (offsets G/2, ..., 1: lane l adds lane l + offset). Rows of up to 256 chunks are one segment,
- *    G the fewest lanes that leave each at most 8 chunks; longer rows are cut into segments of
- *    2048 chunks (64 a lane of 32).
+ *    (offsets G/2, ..., 1: lane l adds lane l + offset). Rows of up to 8 chunks are one segment of
+ *    one lane (G = 1); longer rows are cut into segments of 2048 chunks, G = 32 (64 chunks a lane).
  *  - Columns (I > 1: each output sums R elements I apart). The columns are cut into chunks of V
  *    (one vector across; the last may be short). A segment of Sr consecutive rows is summed by P
  *    strands: strand p adds, from 0, rows p, p + P, p + 2P, ... of the segment, into one sum a
@@ -56,7 +55,7 @@ typedef struct {
     int64_t segments;              /* segments a row (rows) or a column (columns) */
 } cured_axis_step;
 
-#define CURED_AXIS_SHORT_ROW_CHUNKS 256  /* rows of at most this many chunks are one segment */
+#define CURED_AXIS_SHORT_ROW_CHUNKS 8    /* rows of at most this many chunks: one lane a row */
 #define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of a long row: 64 a lane */
 #define CURED_AXIS_COLUMN_PAIRS (1 << 18) /* (strand, chunk) pairs a column step leaves at least */
 
@@ -76,11 +75,10 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
     s.strands = 1;
     if (inner == 1) {
         s.chunks = (reduced + s.vector - 1) / s.vector;
-        if (s.chunks <= CURED_AXIS_SHORT_ROW_CHUNKS) {
-            /* As few lanes as leave each at most 8 chunks (1, 2, 4 or 8 of them: cured_axis_lane_chunks). */
-            s.lanes = (int)cured_axis_pow2_at_least((s.chunks + 7) / 8);
+        if (s.chunks <= CURED_AXIS_SHORT_ROW_CHUNKS) { /* one lane a row: cured_axis_lane_chunks */
+            s.lanes = 1;
             s.segment = s.chunks;
-        } else {
+        } else { /* a warp a segment */
             s.lanes = 32;
             s.segment = CURED_AXIS_ROW_SEGMENT;
         }
