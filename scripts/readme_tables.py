@@ -173,6 +173,14 @@ def exact_cpu(files):
                     lines, "llrr")
 
 
+def axis(files):
+    """Sums along axes (`python -m cured --axis`), a table a GPU."""
+    from cured.axis_bench import axis_table
+
+    return "\n\n".join(f"{short(h['device']['name'])} ({select(rows, input='axis')[0].date}):\n\n" +
+                         axis_table(select(rows, input="axis")) for h, rows in files if select(rows, input="axis"))
+
+
 def main():
     files = load_all()
     print("## speedup\n\n" + speedup(files))
@@ -186,6 +194,7 @@ def main():
     print("\n## host\n\n" + host(files))
     print("\n## exact (V9 time / V10 time)\n\n" + exact(files))
     print("\n## exact cpu\n\n" + exact_cpu(files))
+    print("\n## axis\n\n" + axis(files))
     print("\n## metrics\n\n" + markdown(["column", "Nsight Compute metric(s)", "combined over a version's kernels",
                                           "what it shows"],
                                          [[m.label, ", ".join(f"`{x}`" for x in m.ncu), m.combine, m.shows]
