@@ -51,41 +51,47 @@ void cured_axis_fold_of(const int64_t *shape, const int *reduce, int ndim, cured
     }
 }
 
+int cured_axis_launches_of(const cured_axis_fold *fold, int in_item, int acc_item, cured_axis_step *launches) {
+    int count = 0;
+    for (int k = 0; k < fold->steps; ++k) {
+        int64_t reduced = fold->reduced[k];
+        do {
+            launches[count] = cured_axis_step_of(fold->outer[k], reduced, fold->inner[k], count == 0 ? in_item : acc_item);
+            reduced = launches[count].segments;
+        } while (launches[count++].segments > 1);
+    }
+    return count;
+}
+
 cured_cuda_status cured_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *d_in,
                                  void *d_out, cudaStream_t stream) {
     cured_cuda_status status = cured_ok;
     const cured_dtype acc_dtype = cured_acc_dtype(acc);
     const size_t acc_size = (size_t)cured_dtype_size(acc_dtype);
+    cured_axis_step launches[CURED_AXIS_MAX_LAUNCHES];
+    const int count = cured_axis_launches_of(fold, cured_dtype_size(in_dtype), (int)acc_size, launches);
     const void *in = d_in;
-    cured_dtype dtype = in_dtype;
     void *held = NULL; /* the intermediate sums `in` points to, if any: the pool's */
-    for (int k = 0; k < fold->steps; ++k) {
-        int64_t reduced = fold->reduced[k];
-        for (;;) {
-            const cured_axis_step step = cured_axis_step_of(fold->outer[k], reduced, fold->inner[k],
-                                                            cured_dtype_size(dtype));
-            const int last = k == fold->steps - 1 && step.segments == 1;
-            void *dst = d_out;
-            if (!last) {
-                const size_t bytes = (size_t)(step.outer * step.segments * step.inner) * acc_size;
-                CURED_TRY("cudaMallocAsync (the sums of segments)", cudaMallocAsync(&dst, bytes, stream));
-            }
-            const cudaError_t launched = cured_axis_launch(&step, dtype, acc, in, dst, stream);
-            if (launched != cudaSuccess) {
-                if (!last) cured_keep_first(&status, cudaFreeAsync(dst, stream), "cudaFreeAsync");
-                CURED_TRY("cured_axis_launch (a step of the sum along axes)", launched);
-            }
-            if (held != NULL) {
-                void *done_with = held;
-                held = NULL;
-                CURED_TRY("cudaFreeAsync", cudaFreeAsync(done_with, stream));
-            }
-            held = last ? NULL : dst;
-            in = dst;
-            dtype = acc_dtype;
-            if (step.segments == 1) break;
-            reduced = step.segments;
+    for (int i = 0; i < count; ++i) {
+        const cured_axis_step *step = &launches[i];
+        const int last = i == count - 1;
+        void *dst = d_out;
+        if (!last) {
+            const size_t bytes = (size_t)(step->outer * step->segments * step->inner) * acc_size;
+            CURED_TRY("cudaMallocAsync (the sums of segments)", cudaMallocAsync(&dst, bytes, stream));
         }
+        const cudaError_t launched = cured_axis_launch(step, i == 0 ? in_dtype : acc_dtype, acc, in, dst, stream);
+        if (launched != cudaSuccess) {
+            if (!last) cured_keep_first(&status, cudaFreeAsync(dst, stream), "cudaFreeAsync");
+            CURED_TRY("cured_axis_launch (a step of the sum along axes)", launched);
+        }
+        if (held != NULL) {
+            void *done_with = held;
+            held = NULL;
+            CURED_TRY("cudaFreeAsync", cudaFreeAsync(done_with, stream));
+        }
+        held = last ? NULL : dst;
+        in = dst;
     }
 done:
     if (held != NULL) cured_keep_first(&status, cudaFreeAsync(held, stream), "cudaFreeAsync");

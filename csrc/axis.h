@@ -121,6 +121,14 @@ typedef struct {
 /* Folds `shape` (ndim extents, each >= 1) where reduce[d] says axis d is reduced. */
 void cured_axis_fold_of(const int64_t *shape, const int *reduce, int ndim, cured_axis_fold *fold);
 
+/* Every launch a fold makes, in order (axis.c): each (O, R, I) step and, while one leaves several
+ * segments, the step over the segments' sums, (O, segments, I) in the accumulator. The first reads
+ * the input (items of in_item bytes), the others accumulators (acc_item bytes); each but the last
+ * writes O x segments x I accumulators for the next. Returns how many, at most
+ * CURED_AXIS_MAX_LAUNCHES (each level of segments divides R by 64 or more: 12 levels a step). */
+#define CURED_AXIS_MAX_LAUNCHES (CURED_MAX_DIMS * 12)
+int cured_axis_launches_of(const cured_axis_fold *fold, int in_item, int acc_item, cured_axis_step *launches);
+
 /* The GPU sum along axes (axis.c): d_in (device, C order, fold's input of in_dtype) into d_out (device,
  * fold->results accumulators, C order of the kept axes), on `stream`, with the intermediate sums
  * in memory from the stream-ordered pool. Not waited for. */

@@ -48,31 +48,25 @@ static void AXIS_STEP(const cured_axis_step *s, const void *in, cured_dtype dtyp
         }
 }
 
-/* The whole fold, step after step, as axis.c runs it on the GPU. */
+/* The whole fold, launch after launch (cured_axis_launches_of), as axis.c runs it on the GPU. */
 static int AXIS(const cured_axis_fold *fold, cured_dtype in_dtype, const void *in, void *out) {
     const cured_dtype acc_dtype = sizeof(ACC_T) == 4 ? CURED_FLOAT32 : (ACC_T)0.5 != 0 ? CURED_FLOAT64 : CURED_UINT64;
+    cured_axis_step launches[CURED_AXIS_MAX_LAUNCHES];
+    const int count = cured_axis_launches_of(fold, cured_dtype_size(in_dtype), (int)sizeof(ACC_T), launches);
     const void *src = in;
-    cured_dtype dtype = in_dtype;
     ACC_T *held = NULL;
-    for (int k = 0; k < fold->steps; ++k) {
-        int64_t reduced = fold->reduced[k];
-        for (;;) {
-            const cured_axis_step step = cured_axis_step_of(fold->outer[k], reduced, fold->inner[k],
-                                                            cured_dtype_size(dtype));
-            const int last = k == fold->steps - 1 && step.segments == 1;
-            ACC_T *dst = (ACC_T *)out;
-            if (!last && (dst = (ACC_T *)malloc((size_t)(step.outer * step.segments * step.inner) * sizeof(ACC_T))) == NULL) {
-                free(held);
-                return -1;
-            }
-            AXIS_STEP(&step, src, dtype, dst);
+    for (int i = 0; i < count; ++i) {
+        const cured_axis_step *step = &launches[i];
+        const int last = i == count - 1;
+        ACC_T *dst = (ACC_T *)out;
+        if (!last && (dst = (ACC_T *)malloc((size_t)(step->outer * step->segments * step->inner) * sizeof(ACC_T))) == NULL) {
             free(held);
-            held = last ? NULL : dst;
-            src = dst;
-            dtype = acc_dtype;
-            if (step.segments == 1) break;
-            reduced = step.segments;
+            return -1;
         }
+        AXIS_STEP(step, src, i == 0 ? in_dtype : acc_dtype, dst);
+        free(held);
+        held = last ? NULL : dst;
+        src = dst;
     }
     free(held);
     return 0;
