@@ -13,11 +13,12 @@
  *
  * A step, in the order its additions are made (cured_axis_step_of says how each part is chosen):
  *  - Rows (I == 1: each output sums R consecutive elements). A row is cut into chunks of one
- *    16-byte vector (V elements; the last may be short). A segment of a row is summed by G lanes
- *    (G a power of two up to 32): lane g adds, from 0, chunks g, g + G, g + 2G, ... of the segment,
- *    each chunk's elements in order; then the G lanes' sums are added in the SEQUENTIAL tree
- *    (offsets G/2, ..., 1: lane l adds lane l + offset). Rows of up to 8 chunks are one segment of
- *    one lane (G = 1); longer rows are cut into segments of 2048 chunks, G = 32 (64 chunks a lane).
+ *    16-byte vector (V elements; the last may be short), and into segments of 2048 chunks. A
+ *    segment is summed by G lanes, G the least power of two that is at least the row's chunks, but
+ *    at most 32: lane g adds, from 0, chunks g, g + G, g + 2G, ... of the segment, each chunk's
+ *    elements in order; then the G lanes' sums are added in the SEQUENTIAL tree (offsets G/2, ...,
+ *    1: lane l adds lane l + offset). So a row of up to 32 chunks has one chunk a lane, and the
+ *    lanes of a warp read consecutive chunks of consecutive rows; a longer one has up to 64.
  *  - Columns (I > 1: each output sums R elements I apart). The columns are cut into chunks of V
  *    (one vector across; the last may be short). A segment of Sr consecutive rows is summed by P
  *    strands: strand p adds, from 0, rows p, p + P, p + 2P, ... of the segment, into one sum a
@@ -55,7 +56,7 @@ typedef struct {
     int64_t segments;              /* segments a row (rows) or a column (columns) */
 } cured_axis_step;
 
-#define CURED_AXIS_SHORT_ROW_CHUNKS 8    /* rows of at most this many chunks: one lane a row */
+#define CURED_AXIS_ROW_LANES 32          /* the most lanes a row segment: a warp */
 #define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of a long row: 64 a lane */
 #define CURED_AXIS_COLUMN_PAIRS (1 << 18) /* (strand, chunk) pairs a column step leaves at least */
 
@@ -75,13 +76,8 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
     s.strands = 1;
     if (inner == 1) {
         s.chunks = (reduced + s.vector - 1) / s.vector;
-        if (s.chunks <= CURED_AXIS_SHORT_ROW_CHUNKS) { /* one lane a row: cured_axis_lane_chunks */
-            s.lanes = 1;
-            s.segment = s.chunks;
-        } else { /* a warp a segment */
-            s.lanes = 32;
-            s.segment = CURED_AXIS_ROW_SEGMENT;
-        }
+        s.lanes = (int)cured_axis_pow2_at_least(s.chunks < CURED_AXIS_ROW_LANES ? s.chunks : CURED_AXIS_ROW_LANES);
+        s.segment = CURED_AXIS_ROW_SEGMENT;
     } else {
         s.chunks = (inner + s.vector - 1) / s.vector;
         if (s.chunks < 32) {
@@ -104,10 +100,10 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
     return s;
 }
 
-/* Rows of one segment: the chunks a lane has at most, rounded up to 1, 2, 4 or 8 (the kernel sums
- * 8 / that many rows at once, so that every thread has 8 chunks in flight). */
+/* Rows: the chunks a lane adds at most, rounded up to a power of two (1 to 64). */
 static inline CURED_AXIS_HD int cured_axis_lane_chunks(const cured_axis_step *s) {
-    return (int)cured_axis_pow2_at_least((s->chunks + s->lanes - 1) / s->lanes);
+    const int64_t segment = s->chunks < s->segment ? s->chunks : s->segment;
+    return (int)cured_axis_pow2_at_least((segment + s->lanes - 1) / s->lanes);
 }
 
 /* The folded shape: `steps` (O, R, I) reads, innermost reduced extent first. With no reduced

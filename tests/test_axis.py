@@ -187,7 +187,11 @@ def bits(a):
     return a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype.kind == "f" else a
 
 
-GPU_SHAPES = SHAPES + LONG_SHAPES + [(1000, 1000), (4096, 33), (33, 4096), (2**20, 2), (2, 2**20), (16, 2**16, 3)]
+# Rows of every kernel (v9_axis.cu): packed into vectors (2, 4 and 8 elements of 1- to 4-byte
+# types), one chunk a lane (16, 40), 2 and 4 chunks a lane (200, 500 float32), and longer.
+ROW_SHAPES = [(777, 2), (300, 4), (513, 8), (1000, 16), (257, 40), (129, 200), (65, 500)]
+GPU_SHAPES = SHAPES + LONG_SHAPES + ROW_SHAPES + [(1000, 1000), (4096, 33), (33, 4096), (2**20, 2), (2, 2**20),
+                                                  (16, 2**16, 3)]
 
 
 @pytest.mark.gpu
@@ -204,8 +208,9 @@ def test_gpu_bits_equal_the_cpu_model(seed, shape, dtype, acc):
 
 
 @pytest.mark.gpu
-def test_gpu_grid_does_not_change_the_bits(seed):
-    x = rand(seed, (3000, 700), "float32")
+@pytest.mark.parametrize("shape", [(3000, 700), (3000, 2), (3000, 16), (3000, 100)], ids=str)
+def test_gpu_grid_does_not_change_the_bits(seed, shape):
+    x = rand(seed, shape, "float32")
     expected = {axis: cured.sum(x, axis=axis, device="cpu") for axis in (0, 1)}
     try:
         for blocks in (1, 3, 1000):
@@ -223,7 +228,11 @@ def test_gpu_device_arrays(seed):
     d = cp.asarray(x)
     views = [(d, x), (d.transpose(2, 0, 1), x.transpose(2, 0, 1)), (d[::-1, :, ::2], x[::-1, :, ::2]),
              (d.reshape(-1)[1:1 + 300 * 1999].reshape(300, 1999)[:, :1000],  # misaligned rows: scalar loads
-              x.reshape(-1)[1:1 + 300 * 1999].reshape(300, 1999)[:, :1000])]
+              x.reshape(-1)[1:1 + 300 * 1999].reshape(300, 1999)[:, :1000]),
+             (d.reshape(-1)[1:1 + 2 * 9000].reshape(9000, 2),  # rows of 2 off 16 bytes: not packed
+              x.reshape(-1)[1:1 + 2 * 9000].reshape(9000, 2)),
+             (d.reshape(-1)[4:4 + 64 * 2000].reshape(2000, 64),  # aligned rows of 16 chunks
+              x.reshape(-1)[4:4 + 64 * 2000].reshape(2000, 64))]
     for dv, xv in views:
         for axis in (0, 1, -1, (0, 1), ()):
             got = cured.sum(dv, axis=axis)

@@ -6,8 +6,9 @@
 // where they lie `inner` apart. What V9 taught is kept:
 //  - 16-byte loads, eight in flight a thread before any is added (rows: eight chunks of a row;
 //    columns: the same chunk of eight rows), so that few warps keep enough bytes in flight;
-//  - a warp's loads are contiguous: in rows, the lanes of a segment read consecutive chunks, and
-//    short rows give a warp several rows side by side; in columns, consecutive threads read
+//  - a warp's loads are contiguous: in rows, a row of up to 32 chunks has one chunk a lane and a
+//    warp reads 32 / G rows side by side, rows that divide a vector are read whole vectors at a
+//    time, and longer rows have several chunks a lane; in columns, consecutive threads read
 //    consecutive chunks across a row, and narrow rows give a warp several strands of rows;
 //  - long reductions are cut into segments whose sums the next launch adds (rows of 2048 chunks,
 //    columns of 64 to 4096 rows), so every SM has work whether there are 16 outputs or 2^27;
@@ -20,12 +21,14 @@
 // Napkin math: (2^14, 2^14) float32 is 1 GiB, read once: 223 us at the H200's theoretical
 // 4.81 TB/s; the segments' sums add 0.2% (rows) to 1.6% (columns of 64-row segments) to it.
 //
-// Evidence (`python -m cured --axis`, device time, results/ and README "Sums along axes", 2026-11-22,
-// NVIDIA H200 03:17 UTC and H100 80GB HBM3 03:11 UTC): columns and rows of 2^20 and more read at
-// 0.82 to 1.00 of V9 on the flat array of the same bytes, within 0.96 to 1.03 of the faster of
-// PyTorch and CuPy (1.42 where both fall short: (512, 512, 512) float32 along (0, 2), H200). Short
-// rows are behind: rows of 16 float32 at 0.52 (H200) and 0.71 (H100) of CuPy, of 2 float32 at 0.51
-// and 0.57, of 256 float32 at 0.59 and 0.68. Not profiled yet.
+// Rows, before and after one chunk a lane (scripts/probes/axis_rows.py, device time, NVIDIA H200,
+// 2026-11-22 13:32 UTC; the earlier kernel gave each row of up to 8 chunks to one lane, which read
+// its chunks one after the other, 64 bytes apart from the next lane's): rows of 16 float32 went
+// from 0.52 of CuPy's bandwidth to 4110 GB/s (CuPy 4126), rows of 2 float32 from 0.51 to 2883 GB/s
+// (CuPy 2029; the output is half the input, so 2/3 of V9's 4519 is the limit), rows of 256
+// float32 from 0.59 to 4325 GB/s (CuPy 3338, PyTorch 3290). The same rows forced through the
+// warp-a-segment kernel read at 996 to 1994 GB/s. Rows and columns of 2^20 elements and more: see
+// README "Sums along axes", which python -m cured --axis records.
 #include "../axis.h"
 #include "tiles.cuh"
 
@@ -47,10 +50,85 @@ __device__ __forceinline__ void load_chunk(const In *p, int64_t valid, In (&v)[V
     }
 }
 
-// Longer rows (segments of up to 2048 chunks): a segment is 32 lanes, a warp, each with up to 64
+// Rows that divide a vector (R < V elements and V % R == 0: rows of 2 float32, say) of aligned
+// input: each 16-byte vector holds V / R whole rows, so a lane loads whole vectors, 8 in flight,
+// in V9's walk (a warp's load covers 512 contiguous bytes), and adds each row in it in order: the
+// order of a row of one chunk and one lane (axis.h), with a quarter to a sixteenth of the loads
+// that reading the rows element by element takes.
+template <class In, class Acc, int R>
+__global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *out, cured_axis_step s) {
+    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
+    constexpr int kRowsAVector = V / R;
+    static_assert(R < V && V % R == 0, "whole rows in a vector");
+    const int64_t elements = s.outer * R;
+    const int64_t vectors = (elements + V - 1) / V;
+    const int64_t a_pass = int64_t(gridDim.x) * kThreads * kInFlight;
+    for (int64_t first = int64_t(blockIdx.x) * kThreads * kInFlight + threadIdx.x; first < vectors; first += a_pass) {
+        In v[kInFlight][V];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            const int64_t vector = first + int64_t(u) * kThreads;
+            load_chunk<In, true>(in + vector * V, vector < vectors ? elements - vector * V : 0, v[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u)
+#pragma unroll
+            for (int r = 0; r < kRowsAVector; ++r) {
+                Acc sum = Acc(0);
+#pragma unroll
+                for (int j = 0; j < R; ++j) sum += cured::to_acc<Acc>(v[u][r * R + j]);
+                const int64_t row = (first + int64_t(u) * kThreads) * kRowsAVector + r;
+                if (row < s.outer) out[row] = sum;
+            }
+    }
+}
+
+// Rows whose lanes add at most 4 chunks (rows of up to 128 chunks): a row is `lanes` (G)
+// consecutive threads, each with at most P (1, 2 or 4) chunks, and a thread loads its chunks of
+// 8 / P rows at once, so that every thread has 8 chunks in flight however short the rows. Row r of
+// a group's pass is `groups` rows after row r - 1, so that consecutive groups read consecutive rows
+// in each load: with one chunk a lane (rows of up to 32 chunks), a warp's load covers 32 / G whole
+// rows, contiguous when the rows are G chunks long. P is a template parameter: with P known only
+// at run time, the float32 kernel took 164 registers a thread (one block an SM), with it 64.
+template <class In, class Acc, bool Aligned, int P>
+__global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *out, cured_axis_step s) {
+    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
+    constexpr int kRows = kInFlight / P;  // rows a thread has in flight
+    const int lanes = s.lanes;
+    const int64_t groups = int64_t(gridDim.x) * kThreads / lanes;
+    const int64_t group = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / lanes;
+    const int g = int(threadIdx.x % lanes);
+    for (int64_t base = 0; base < s.outer; base += groups * kRows) {  // the same trips for every thread
+        In v[kRows][P][V];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+            const int64_t row = base + r * groups + group;
+#pragma unroll
+            for (int k = 0; k < P; ++k) {
+                const int64_t chunk = g + int64_t(k) * lanes;
+                const bool inside = row < s.outer && chunk < s.chunks;
+                load_chunk<In, Aligned>(in + row * s.reduced + chunk * V, inside ? s.reduced - chunk * V : 0, v[r][k]);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+            Acc sum = Acc(0);
+#pragma unroll
+            for (int k = 0; k < P; ++k)
+#pragma unroll
+                for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[r][k][j]);
+            for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
+            const int64_t row = base + r * groups + group;
+            if (g == 0 && row < s.outer) out[row] = sum;
+        }
+    }
+}
+
+// Longer rows (more than 4 chunks a lane; segments of up to 2048 chunks), and rows of aligned
+// input whose lanes have more than one chunk: a segment is 32 lanes, a warp, each with up to 64
 // chunks, 8 in flight. Threads walk the segments in whole warps.
 template <class In, class Acc, bool Aligned>
-__global__ void __launch_bounds__(kThreads) sum_rows(const In *in, Acc *out, cured_axis_step s) {
+__global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out, cured_axis_step s) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     const int lanes = s.lanes;
     const int64_t total = s.outer * s.segments * lanes;
@@ -80,47 +158,6 @@ __global__ void __launch_bounds__(kThreads) sum_rows(const In *in, Acc *out, cur
         }
         for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
         if (t < total && g == 0) out[unit] = sum;
-    }
-}
-
-// Short rows (at most 8 chunks): a row is `lanes` (G, here 1) consecutive threads, each with at
-// most `per_lane` (1, 2, 4 or 8) chunks, and a thread loads its chunks of 8 / per_lane rows at once,
-// so that every thread has 8 chunks in flight however short the rows. (On the H200, rows of 2
-// float32 read at 1051 GB/s this way, 516 one row a thread; rows of 8 to 256 chunks read faster
-// as one segment of a warp than with 8 to 32 lanes here: 3524 against 1794 GB/s, 512 float32.) Row b of a group's pass is
-// `groups` rows after row b - 1: consecutive groups read consecutive rows in each load.
-template <class In, class Acc, bool Aligned>
-__global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *out, cured_axis_step s) {
-    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
-    const int lanes = s.lanes;
-    const int per_lane_log2 = __ffs(cured_axis_lane_chunks(&s)) - 1;
-    const int per_lane_mask = (1 << per_lane_log2) - 1;
-    const int64_t groups = int64_t(gridDim.x) * kThreads / lanes;
-    const int64_t rows_a_pass = groups * (kInFlight >> per_lane_log2);
-    const int64_t group = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / lanes;
-    const int g = int(threadIdx.x % lanes);
-    for (int64_t base = 0; base < s.outer; base += rows_a_pass) {  // the same trips for every thread
-        In v[kInFlight][V];
-#pragma unroll
-        for (int q = 0; q < kInFlight; ++q) {
-            const int64_t row = base + int64_t(q >> per_lane_log2) * groups + group;
-            const int64_t chunk = g + int64_t(q & per_lane_mask) * lanes;
-            const bool inside = row < s.outer && chunk < s.chunks;
-            load_chunk<In, Aligned>(in + row * s.reduced + chunk * V, inside ? s.reduced - chunk * V : 0, v[q]);
-        }
-        Acc sum = Acc(0);
-#pragma unroll
-        for (int q = 0; q < kInFlight; ++q) {
-#pragma unroll
-            for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[q][j]);
-            if ((q & per_lane_mask) == per_lane_mask) {  // the row's last chunk: the same q in every lane
-                for (int offset = lanes / 2; offset > 0; offset /= 2)
-                    sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
-                const int64_t row = base + int64_t(q >> per_lane_log2) * groups + group;
-                if (g == 0 && row < s.outer) out[row] = sum;
-                sum = Acc(0);
-            }
-        }
     }
 }
 
@@ -173,24 +210,50 @@ __global__ void __launch_bounds__(kThreads) sum_columns(const In *in, Acc *out, 
 // The most blocks a step is launched with: beyond it, threads take several units each.
 constexpr int64_t kMaxBlocks = int64_t(1) << 20;
 
+// The packed-rows kernel for rows of R elements, where R < V divides V; nullptr for other R.
+template <class In, class Acc> constexpr auto packed_rows_kernel(int64_t R) {
+    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
+    using Kernel = void (*)(const In *, Acc *, cured_axis_step);
+    Kernel kernel = nullptr;
+    if constexpr (V > 2) if (R == 2) kernel = sum_packed_rows<In, Acc, 2>;
+    if constexpr (V > 4) if (R == 4) kernel = sum_packed_rows<In, Acc, 4>;
+    if constexpr (V > 8) if (R == 8) kernel = sum_packed_rows<In, Acc, 8>;
+    return kernel;
+}
+
+// The short-rows kernel for P chunks a lane; nullptr where the rows take another kernel.
+template <class In, class Acc> constexpr auto short_rows_kernel(int per_lane, bool aligned) {
+    using Kernel = void (*)(const In *, Acc *, cured_axis_step);
+    Kernel kernel = nullptr;
+    if (per_lane == 1) kernel = aligned ? sum_short_rows<In, Acc, true, 1> : sum_short_rows<In, Acc, false, 1>;
+    if (per_lane == 2 && aligned) kernel = sum_short_rows<In, Acc, true, 2>;
+    if (per_lane == 4 && aligned) kernel = sum_short_rows<In, Acc, true, 4>;
+    return kernel;
+}
+
 template <class In, class Acc> struct axis_launcher {
     static cudaError_t launch(const cured_axis_step *s, const void *in_, void *out_, cudaStream_t stream) {
         constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
         const In *in = static_cast<const In *>(in_);
         Acc *out = static_cast<Acc *>(out_);
         const bool rows = s->inner == 1;
-        const bool short_rows = rows && s->chunks <= CURED_AXIS_SHORT_ROW_CHUNKS;
         const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0 &&
                              (rows ? s->reduced : s->inner) % V == 0;
+        const int per_lane = rows ? cured_axis_lane_chunks(s) : 0;
+        auto *packed = rows && reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0
+                           ? packed_rows_kernel<In, Acc>(s->reduced) : nullptr;
+        auto *short_rows = rows ? short_rows_kernel<In, Acc>(per_lane, aligned) : nullptr;
         const int64_t threads =
-            short_rows ? cured::ceil_div(s->outer, kInFlight / cured_axis_lane_chunks(s)) * s->lanes
-                       : s->outer * s->segments * (rows ? s->lanes : int64_t(s->strands) * s->lanes);
+            packed       ? cured::ceil_div(cured::ceil_div(s->outer * s->reduced, V), kInFlight)
+            : short_rows ? cured::ceil_div(s->outer, kInFlight / per_lane) * s->lanes
+                         : s->outer * s->segments * (rows ? s->lanes : int64_t(s->strands) * s->lanes);
         int64_t blocks = cured::ceil_div(threads, kThreads);
         if (blocks > kMaxBlocks) blocks = kMaxBlocks;
         if (cured_test_grid() > 0) blocks = cured_test_grid();  // the order does not depend on it
-        auto *kernel = short_rows ? (aligned ? sum_short_rows<In, Acc, true> : sum_short_rows<In, Acc, false>)
-                       : rows     ? (aligned ? sum_rows<In, Acc, true> : sum_rows<In, Acc, false>)
-                                  : (aligned ? sum_columns<In, Acc, true> : sum_columns<In, Acc, false>);
+        auto *kernel = packed       ? packed
+                       : short_rows ? short_rows
+                       : rows       ? (aligned ? sum_long_rows<In, Acc, true> : sum_long_rows<In, Acc, false>)
+                                    : (aligned ? sum_columns<In, Acc, true> : sum_columns<In, Acc, false>);
         kernel<<<unsigned(blocks), kThreads, 0, stream>>>(in, out, *s);
         return cudaGetLastError();
     }
