@@ -97,3 +97,18 @@ done:
     if (held != NULL) cured_keep_first(&status, cudaFreeAsync(held, stream), "cudaFreeAsync");
     return status;
 }
+
+cured_cuda_status cured_axis_cub_rows(const cured_axis_fold *fold, cured_dtype in_dtype, const void *d_in, void *d_out,
+                                      cudaStream_t stream) {
+    cured_cuda_status status = cured_ok;
+    const cured_cub_rows_fn rows = cured_cub_reducers.rows[in_dtype];
+    size_t temp_bytes = 0;
+    void *temp = NULL;
+    CURED_TRY("cub::DeviceSegmentedReduce::Sum (its temporary storage's size)",
+              rows(NULL, &temp_bytes, d_in, fold->outer[0], fold->reduced[0], d_out, stream));
+    CURED_TRY("cudaMallocAsync (CUB's temporary storage)", cudaMallocAsync(&temp, temp_bytes > 0 ? temp_bytes : 1, stream));
+    CURED_TRY("cub::DeviceSegmentedReduce::Sum", rows(temp, &temp_bytes, d_in, fold->outer[0], fold->reduced[0], d_out, stream));
+done:
+    if (temp != NULL) cured_keep_first(&status, cudaFreeAsync(temp, stream), "cudaFreeAsync");
+    return status;
+}

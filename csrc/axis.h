@@ -131,6 +131,18 @@ int cured_axis_launches_of(const cured_axis_fold *fold, int in_item, int acc_ite
 cured_cuda_status cured_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *d_in,
                                  void *d_out, cudaStream_t stream);
 
+/* Whether the fold is one step of rows (each result the sum of consecutive elements), which CUB's
+ * segmented reduction, the reference, sums too. */
+static inline int cured_axis_is_rows(const cured_axis_fold *fold) {
+    return fold->steps == 1 && fold->inner[0] == 1;
+}
+
+/* CUB's DeviceSegmentedReduce over the rows of a fold that is rows (cured_axis_is_rows), with
+ * NumPy's default accumulator for in_dtype, into d_out (fold->results accumulators), on `stream`,
+ * its temporary storage from the stream-ordered pool. Not waited for. */
+cured_cuda_status cured_axis_cub_rows(const cured_axis_fold *fold, cured_dtype in_dtype, const void *d_in, void *d_out,
+                                      cudaStream_t stream);
+
 /* The same additions on the CPU (cpu_model.c): out receives fold->results accumulators. Returns 0,
  * or -1 when memory for the intermediate sums could not be had. */
 int cured_cpu_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *in, void *out);

@@ -208,11 +208,16 @@ int64_t cured_test_grid(void);
 
 /* ---- CUB, the reference ------------------------------------------------------------------
  * cub::DeviceReduce (kernels/cub_reference.cu), one function a dtype, summing with NumPy's default
- * accumulator (cured_default_acc). With temp == NULL it writes the temporary bytes it needs. */
+ * accumulator (cured_default_acc); and cub::DeviceSegmentedReduce over `rows` consecutive rows of
+ * `length` elements, one sum a row into out[row]. With temp == NULL each writes the temporary bytes
+ * it needs and does nothing else. */
 typedef cudaError_t (*cured_cub_fn)(void *temp, size_t *temp_bytes, const void *in, int64_t n, void *out,
                                     cudaStream_t stream);
+typedef cudaError_t (*cured_cub_rows_fn)(void *temp, size_t *temp_bytes, const void *in, int64_t rows,
+                                         int64_t length, void *out, cudaStream_t stream);
 typedef struct {
     cured_cub_fn fn[CURED_NUM_DTYPES];
+    cured_cub_rows_fn rows[CURED_NUM_DTYPES];
 } cured_cub_table;
 extern const cured_cub_table cured_cub_reducers;
 

@@ -545,9 +545,9 @@ static int parse_fold(PyObject *shape_obj, PyObject *reduce_obj, int64_t n, cure
  * either into out= (device; cast and initial added by the store kernel, not waited for) or copied
  * into `host` (fold->results accumulators), waited for. */
 static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, cured_dtype in_dtype, cured_acc acc,
-                                        const void *d_in, const cured_layout *strided, int unit, cudaStream_t stream,
-                                        const device_array *out, cured_dtype out_dtype, const void *initial,
-                                        void *host) {
+                                        int cub, const void *d_in, const cured_layout *strided, int unit,
+                                        cudaStream_t stream, const device_array *out, cured_dtype out_dtype,
+                                        const void *initial, void *host) {
     cured_cuda_status status = cured_ok;
     const size_t item = (size_t)cured_dtype_size(in_dtype);
     const size_t acc_bytes = (size_t)fold->results * (size_t)cured_dtype_size(cured_acc_dtype(acc));
@@ -568,7 +568,8 @@ static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, 
                       cured_gather(d_in, copy, (int)item, unit, strided, stream));
             d_in = copy;
         }
-        CURED_TRY_STEP(cured_axis_sum(fold, in_dtype, acc, d_in, d_acc, stream));
+        CURED_TRY_STEP(cub ? cured_axis_cub_rows(fold, in_dtype, d_in, d_acc, stream)
+                           : cured_axis_sum(fold, in_dtype, acc, d_in, d_acc, stream));
     }
     if (out != NULL) {
         if (!(direct && d_acc != NULL))
@@ -595,8 +596,26 @@ static int check_axis_pair(cured_dtype in, cured_acc acc) {
     return -1;
 }
 
+/* version='cub' along axes: CUB's segmented reduction, which sums rows (each result the sum of
+ * consecutive elements) with NumPy's default accumulator. Returns 0, or -1 with ValueError/TypeError set. */
+static int check_cub_axes(int cub, const cured_axis_fold *fold, int64_t n, cured_dtype in, cured_acc acc) {
+    if (!cub) return 0;
+    if (n > 0 && !cured_axis_is_rows(fold)) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: version='cub' sums along axes only where each result is the sum "
+                                          "of consecutive elements (the last axes of the array in C order): CUB's "
+                                          "DeviceSegmentedReduce; the default version sums along any axes");
+        return -1;
+    }
+    if (acc != cured_default_acc(in)) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: version='cub' sums %s with NumPy's default accumulator only, not %s",
+                     cured_dtype_name(in), cured_dtype_name(cured_acc_dtype(acc)));
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) {
-    static char *keywords[] = {"a", "shape", "reduce", "acc", "device", "out", "result", "initial", NULL};
+    static char *keywords[] = {"a", "shape", "reduce", "acc", "device", "out", "result", "initial", "cub", NULL};
     PyObject *input, *shape_obj, *reduce_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
     PyArray_Descr *acc_descr = NULL, *result_descr = NULL;
     PyArrayObject *host = NULL, *results = NULL;
@@ -606,15 +625,21 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     int64_t n;
     int previous = -1;
     cured_cuda_status status = cured_ok;
+    int cub = 0;
     memset(&array, 0, sizeof array);
     memset(&out, 0, sizeof out);
-    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&O:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&Op:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
                                      PyArray_DescrConverter, &acc_descr, &device, &out_obj, PyArray_DescrConverter2,
-                                     &result_descr, &initial_obj))
+                                     &result_descr, &initial_obj, &cub))
         return NULL;
     const int on_gpu = strcmp(device, "gpu") == 0;
     if (!on_gpu && strcmp(device, "cpu") != 0) {
         PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'gpu' or 'cpu', not '%s'", device);
+        goto done;
+    }
+    if (cub && !on_gpu) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: version='cub' runs on the GPU only: CUB's summation order depends "
+                                          "on the GPU, so it has no CPU order model");
         goto done;
     }
     cured_acc acc;
@@ -685,7 +710,8 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         }
         const int in_dtype = dtype_of(array.descr);
         if (in_dtype < 0 || check_axis_pair((cured_dtype)in_dtype, acc) < 0 ||
-            parse_fold(shape_obj, reduce_obj, array.n, &fold, &n) < 0) {
+            parse_fold(shape_obj, reduce_obj, array.n, &fold, &n) < 0 ||
+            check_cub_axes(cub, &fold, n, (cured_dtype)in_dtype, acc) < 0) {
             Py_DECREF(acc_out);
             goto done;
         }
@@ -724,7 +750,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         const int unit = device_array_copy_unit(&array, cured_dtype_size((cured_dtype)in_dtype));
         const void *initial = has_out && initial_obj != Py_None ? PyBytes_AS_STRING(initial_obj) : NULL;
         Py_BEGIN_ALLOW_THREADS
-        status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, array.data, unit > 0 ? &array.layout : NULL, unit,
+        status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, cub, array.data, unit > 0 ? &array.layout : NULL, unit,
                                 stream, has_out ? &out : NULL, (cured_dtype)out_dtype, initial,
                                 results != NULL ? PyArray_DATA(results) : NULL);
         Py_END_ALLOW_THREADS
@@ -744,7 +770,8 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         host = (PyArrayObject *)PyArray_FromArray(any, PyArray_DescrFromType(npy_type_of((cured_dtype)in_dtype)),
                                                   NPY_ARRAY_IN_ARRAY);
     Py_XDECREF(any);
-    if (host == NULL || parse_fold(shape_obj, reduce_obj, (int64_t)PyArray_SIZE(host), &fold, &n) < 0) {
+    if (host == NULL || parse_fold(shape_obj, reduce_obj, (int64_t)PyArray_SIZE(host), &fold, &n) < 0 ||
+        check_cub_axes(cub, &fold, n, (cured_dtype)in_dtype, acc) < 0) {
         Py_DECREF(acc_out);
         goto done;
     }
@@ -779,7 +806,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
                 (status.code = cudaMemcpyAsync(d_in, data, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
                 status.call = "cudaMemcpyAsync (the input to the device)";
             if (status.code == cudaSuccess)
-                status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, d_in, NULL, 0, stream, NULL, CURED_BOOL,
+                status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, cub, d_in, NULL, 0, stream, NULL, CURED_BOOL,
                                         NULL, sums);
             if (d_in != NULL) {
                 const cudaError_t freed = cudaFreeAsync(d_in, stream);

@@ -4,7 +4,8 @@ Device time (CUDA events on the stream all three run on, the legacy default stre
 already on the GPU as a CuPy array (PyTorch reads the same memory through DLPack), the result left
 on the device: cured writes into a CuPy out= of the result's shape, PyTorch and CuPy return new
 arrays. Beside each shape, V9 on the flat array of the same size (its one value into a device
-element): the issue's yardstick, "the memory's limit" for that many bytes.
+element): the issue's yardstick, "the memory's limit" for that many bytes; and where each result
+sums consecutive elements (row sums), CUB's DeviceSegmentedReduce (version="cub"), the reference.
 """
 from __future__ import annotations
 
@@ -76,6 +77,9 @@ def axis_rows(device: str, date: str, dtypes: Sequence[str] = ("float32", "float
                 "cupy": lambda: cp.sum(x, axis=axis),
                 "V9": lambda: cured_sum(x.reshape(-1), out=flat_out),
             }
+            axes = _axes(axis, len(shape))
+            if sorted(axes) == list(range(len(shape) - len(axes), len(shape))):  # rows: CUB's segmented reduce
+                subjects["CUB"] = lambda: cured_sum(x, axis=axis, out=out, version="cub")
             if torch is not None:
                 t = torch.from_dlpack(x)
                 subjects["torch"] = lambda: torch.sum(t, dim=dim)
@@ -100,18 +104,18 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
 
 
 def axis_table(rows: Sequence[Row]) -> str:
-    """Bandwidth (GB/s, device time) of each subject a case, cured over the faster of PyTorch and
-    CuPy, and cured over V9 on the flat array."""
+    """Bandwidth (GB/s, device time) of each subject a case (CUB's only for row sums), cured over
+    the faster of PyTorch and CuPy, and cured over V9 on the flat array."""
     cases = list(dict.fromkeys((r.dtype, r.case) for r in rows if r.case))
     by = {(r.dtype, r.case, r.subject): r for r in rows if r.case}
-    subjects = [s for s in ("cured", "torch", "cupy", "V9") if any(k[2] == s for k in by)]
+    subjects = [s for s in ("cured", "CUB", "torch", "cupy", "V9") if any(k[2] == s for k in by)]
     lines = []
     for dtype, case in cases:
         get = {s: by.get((dtype, case, s)) for s in subjects}
         nbytes = get["cured"].n * np.dtype(dtype).itemsize
-        gbs = {s: (nbytes / r.median / 1e9 if r else float("nan")) for s, r in get.items()}
+        gbs = {s: nbytes / r.median / 1e9 for s, r in get.items() if r is not None}
         peers = [gbs[s] for s in ("torch", "cupy") if s in gbs]
-        lines.append([dtype, case] + [f"{gbs[s]:.0f}" for s in subjects] +
+        lines.append([dtype, case] + [f"{gbs[s]:.0f}" if s in gbs else "" for s in subjects] +
                      [f"{gbs['cured'] / max(peers):.2f}" if peers else "", f"{gbs['cured'] / gbs['V9']:.2f}"])
     header = ["dtype", "shape, axis"] + [f"{s} GB/s" for s in subjects] + ["cured / best peer", "cured / V9 flat"]
     return markdown(header, lines, "ll" + "r" * (len(header) - 2))

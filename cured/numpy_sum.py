@@ -85,8 +85,10 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     axis : None, int or tuple of ints
         As NumPy's: the axes to sum over (negative ones count from the end; () sums none). None sums
         every element with `version`; any other axis is summed by the default version's axis kernels
-        (another version raises ValueError). Each output's summation order is fixed by the shape
-        and the dtype alone (csrc/axis.h): the same bits on every GPU and with device="cpu".
+        (version="cub" runs CUB's DeviceSegmentedReduce, the reference, where each result sums
+        consecutive elements; another version raises ValueError). Each output's summation order is
+        fixed by the shape and the dtype alone (csrc/axis.h): the same bits on every GPU and with
+        device="cpu".
     dtype : dtype, optional
         The accumulator and result dtype, NumPy's rules: by default bool and signed integers sum into
         int64, unsigned into uint64, float16 into float32 (returned as float16), float32 and float64
@@ -111,7 +113,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         Only True; a mask raises TypeError (apply it first: numpy.where(mask, a, 0)).
     version : int or "cub"
         Which kernel: 0 to 10 (see cured.versions(); 10 is cured.fsum's exact sum), or "cub" for
-        NVIDIA's CUB DeviceReduce, the reference (GPU only, NumPy's default accumulator only, no axis).
+        NVIDIA's CUB DeviceReduce, the reference (GPU only, NumPy's default accumulator only; along
+        axes, DeviceSegmentedReduce for row sums only).
     device : {"gpu", "cpu"}
         "gpu" runs the kernel on the current CUDA device (a device array's own). "cpu" runs the CPU
         order model on a host array: the same additions in the same order, so the GPU's bits.
@@ -131,8 +134,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
                 on the device, a non-integer axis or version, where= other than True, an out= of the
                 wrong kind or dtype.
     ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
-                default, device="cpu" with a device array, an out= of the wrong shape, on the wrong
-                device, or read-only.
+                default (or "cub" along other axes than rows), device="cpu" with a device array or
+                "cub", an out= of the wrong shape, on the wrong device, or read-only.
     OverflowError an initial= the result dtype cannot hold (as NumPy).
     MemoryError when the GPU has not enough memory.
     CudaError   any other CUDA failure, including no GPU or no driver.
@@ -195,9 +198,9 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
             raise ValueError("cured.sum: initial= with the exact version would round its sum twice; add it as an "
                              "element instead")
         initial = acc.type(result.type(initial))  # as NumPy: initial in the result dtype (OverflowError)
-    if not every and version != DEFAULT_VERSION:
-        raise ValueError(f"cured.sum: axis= is summed by the default version ({DEFAULT_VERSION}) only, not by "
-                         f"version {version!r}")
+    if not every and version != DEFAULT_VERSION and version != "cub":
+        raise ValueError(f"cured.sum: axis= is summed by the default version ({DEFAULT_VERSION}) and, for row sums, "
+                         f"by 'cub' (CUB's DeviceSegmentedReduce), not by version {version!r}")
     if timing and not every:
         raise ValueError("cured.sum: timing=True times a sum of every element; it takes no axis")
     # The C extension takes initial= as the accumulator's bytes, padded to 8.
@@ -205,7 +208,7 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     if every:
         value = _whole_sum(a, version, requested, acc, result, device, timing, device_out, initial, initial_bytes)
     else:
-        flat = _cured.sum_axes(a, shape, reduce, acc, device, device_out, result, initial_bytes)
+        flat = _cured.sum_axes(a, shape, reduce, acc, device, device_out, result, initial_bytes, version == "cub")
         if device_out is not None:
             return device_out
         if initial is not _NO_VALUE:

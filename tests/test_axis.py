@@ -163,8 +163,12 @@ def test_numpy_errors():
         cured.sum(x, axis=0, where=np.array([True, False, True]), device="cpu")
     with pytest.raises(ValueError, match="default version"):
         cured.sum(x, axis=0, version=3, device="cpu")
-    with pytest.raises(ValueError, match="default version"):
+    with pytest.raises(ValueError, match="consecutive elements"):  # CUB's segmented reduction sums rows only
         cured.sum(x, axis=0, version="cub")
+    with pytest.raises(ValueError, match="GPU only"):
+        cured.sum(x, axis=1, version="cub", device="cpu")
+    with pytest.raises(TypeError, match="default accumulator"):
+        cured.sum(x.astype(np.float32), axis=1, dtype=np.float64, version="cub")
     with pytest.raises(TypeError, match="cannot sum"):
         cured.sum(np.ones((2, 2), np.complex64), axis=0, device="cpu")
     assert cured.sum(np.float32(3), axis=0, device="cpu") == 3  # NumPy lets a 0-d array take axis 0
@@ -219,6 +223,30 @@ def test_gpu_grid_does_not_change_the_bits(seed, shape):
                 assert np.array_equal(bits(cured.sum(x, axis=axis)), bits(expected[axis])), (blocks, axis)
     finally:
         cured._cured._set_test_launch(0, 0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint16", "bool"])
+def test_gpu_cub_row_sums(seed, dtype):
+    """version="cub" along the last axes: CUB's DeviceSegmentedReduce, the reference. Its order is
+    CUB's, so floats are held to the bound of a sum of R terms, integers to NumPy's exact sums."""
+    cp = pytest.importorskip("cupy")
+    for shape, axis in [((1000, 16), 1), ((3, 20011), -1), ((7, 30, 41), (1, 2)), ((4096, 2), 1), ((5, 0), 1)]:
+        x = rand(seed, shape, dtype)
+        for given in (x, cp.asarray(x)):
+            got = cured.sum(given, axis=axis, version="cub")
+            want = np.sum(x, axis=axis)
+            assert got.shape == want.shape and got.dtype == want.dtype, (shape, got.dtype)
+            if x.dtype.kind == "f":
+                acc = np.float64 if dtype == "float64" else np.float32
+                slack = np.abs(want.astype(np.float64)) * 2.0**-11 if dtype == "float16" else 0.0
+                close_to_numpy(np.asarray(got, np.float64), x.astype(acc), axis, acc, slack)
+            else:
+                assert np.array_equal(got, want), shape
+    d = cp.asarray(rand(seed, (300, 50), "float32"))
+    out = cp.full(300, -1, cp.float32)
+    assert cured.sum(d, axis=1, version="cub", out=out) is out
+    close_to_numpy(out.get(), d.get(), 1, np.float32)
 
 
 @pytest.mark.gpu

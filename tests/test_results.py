@@ -64,3 +64,18 @@ def test_every_committed_results_file_has_the_schema():
         assert rows and all(r.device == header["device"]["name"] for r in rows), path
         assert path.stem == results.device_slug(header["device"]["name"]), path
         assert {r.measure for r in rows} >= {"device", "wall", "counter"}, path
+
+
+def test_axis_table_reads_cub_where_a_case_has_it():
+    from cured.axis_bench import axis_table
+
+    n = 1 << 20
+    rows = [row(n=n, input="axis", case=case, subject=subject, median=seconds)
+            for case, timings in [("(2^20,) axis 0", {"cured": 1e-3, "CUB": 2e-3, "torch": 2e-3, "cupy": 4e-3, "V9": 1e-3}),
+                                  ("(1024, 1024) axis 0", {"cured": 2e-3, "torch": 1e-3, "cupy": 4e-3, "V9": 1e-3})]
+            for subject, seconds in timings.items()]
+    lines = axis_table(rows).splitlines()
+    assert lines[0] == ("| dtype | shape, axis | cured GB/s | CUB GB/s | torch GB/s | cupy GB/s | V9 GB/s | "
+                        "cured / best peer | cured / V9 flat |")
+    assert lines[2] == "| float32 | (2^20,) axis 0 | 4 | 2 | 2 | 1 | 4 | 2.00 | 1.00 |"
+    assert lines[3] == "| float32 | (1024, 1024) axis 0 | 2 |  | 4 | 1 | 4 | 0.50 | 0.50 |"

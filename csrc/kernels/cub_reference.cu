@@ -1,9 +1,13 @@
-// cub_reference.cu: NVIDIA's CUB (cub::DeviceReduce from the CUDA toolkit's CCCL) as a reference
-// reducer, so that cured can time its versions against the vendor's library in the same process, on
-// the same data. Not a teaching version: its summation order depends on the GPU, so it has no CPU
-// order model. It sums with NumPy's default accumulator for each input dtype only.
+// cub_reference.cu: NVIDIA's CUB (cub::DeviceReduce from the CUDA toolkit's CCCL, and
+// cub::DeviceSegmentedReduce for row sums along an axis) as a reference reducer, so that cured can
+// time its versions against the vendor's library in the same process, on the same data. Not a
+// teaching version: its summation order depends on the GPU, so it has no CPU order model. It sums
+// with NumPy's default accumulator for each input dtype only.
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cuda/std/functional>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "common.cuh"
 
@@ -26,16 +30,37 @@ cudaError_t cub_reduce(void *temp, size_t *temp_bytes, const void *in, int64_t n
     }
 }
 
-template <int Dtype> constexpr cured_cub_fn cub_entry() {
-    using In = typename cured::dtype_type<Dtype>::type;
-    using Acc = std::conditional_t<cured::is_floating<In>, std::conditional_t<Dtype == CURED_FLOAT64, double, float>,
-                                   std::conditional_t<std::is_unsigned_v<In>, uint64_t, int64_t>>;
-    return &cub_reduce<In, Acc>;
+// Row r of `rows` rows of `length` elements starts at element r * length.
+struct RowStart {
+    int64_t length;
+    __host__ __device__ int64_t operator()(int64_t row) const { return row * length; }
+};
+
+// The sum of each row, into out[row]: one segment a row.
+template <class In, class Acc>
+cudaError_t cub_rows(void *temp, size_t *temp_bytes, const void *in, int64_t rows, int64_t length, void *out,
+                     cudaStream_t stream) {
+    const auto begins = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), RowStart{length});
+    const In *typed_in = static_cast<const In *>(in);
+    Acc *typed_out = static_cast<Acc *>(out);
+    if constexpr (std::is_same_v<In, Acc>) {
+        return cub::DeviceSegmentedReduce::Sum(temp, *temp_bytes, typed_in, typed_out, rows, begins, begins + 1, stream);
+    } else {
+        return cub::DeviceSegmentedReduce::Sum(temp, *temp_bytes, thrust::make_transform_iterator(typed_in, ToAcc<Acc>{}),
+                                               typed_out, rows, begins, begins + 1, stream);
+    }
 }
+
+template <int Dtype>
+using default_acc = std::conditional_t<cured::is_floating<typename cured::dtype_type<Dtype>::type>,
+                                       std::conditional_t<Dtype == CURED_FLOAT64, double, float>,
+                                       std::conditional_t<std::is_unsigned_v<typename cured::dtype_type<Dtype>::type>,
+                                                          uint64_t, int64_t>>;
 
 template <int... Dtypes>
 constexpr cured_cub_table make_cub_table(std::integer_sequence<int, Dtypes...>) {
-    return cured_cub_table{{cub_entry<Dtypes>()...}};
+    return cured_cub_table{{&cub_reduce<typename cured::dtype_type<Dtypes>::type, default_acc<Dtypes>>...},
+                           {&cub_rows<typename cured::dtype_type<Dtypes>::type, default_acc<Dtypes>>...}};
 }
 
 }  // namespace
