@@ -113,7 +113,7 @@ def cured_extension():
         # Static CUDA runtime: `import cured` works with no GPU and no driver. nvcc's objects need
         # libstdc++ (static-initialisation guards, exception personality).
         libraries=["cudart_static", "stdc++", "dl", "rt", "pthread"],
-        extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-fno-fast-math"],
+        extra_compile_args=["-std=c11", "-O3", "-Wall", "-Wextra", "-fno-fast-math"],
         depends=[str(p.relative_to(HERE)) for p in CSRC.rglob("*.h")],
     )
 

@@ -24,7 +24,7 @@ static ACC_T LOAD(const void *in, cured_dtype dtype, int64_t i, int64_t n) {
     case CURED_UINT32: return (ACC_T)((const uint32_t *)in)[i];
     case CURED_UINT64: return (ACC_T)((const uint64_t *)in)[i];
     /* Floating inputs reach only floating accumulators (the launch tables have no other pair). */
-    case CURED_FLOAT16: return (ACC_T)half_to_float(((const uint16_t *)in)[i]);
+    case CURED_FLOAT16: return (ACC_T)cured_half_to_float(((const uint16_t *)in)[i]);
     case CURED_FLOAT32: return (ACC_T)((const float *)in)[i];
     case CURED_FLOAT64: return (ACC_T)((const double *)in)[i];
     case CURED_NUM_DTYPES: break;

@@ -371,6 +371,16 @@ cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_
 int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, cured_dtype result, const void *in,
                   int64_t n, void *out);
 
+/* V9's order on the CPU at speed (cpu_tiles.c): the bits of cured_cpu_sum for a version of schedule
+ * TILES with the WARPS tree (V9), from SIMD chains on the pool's threads (pool.h); another version
+ * gets cured_cpu_sum itself. Returns 0, or -1 when memory for the tiles' partials could not be had. */
+int cured_cpu_tiles_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in, int64_t n,
+                        void *out);
+
+/* For tests: cured_cpu_tiles_sum on this many threads (0: as many as the input's size warrants, up
+ * to the CPUs), and with `plain`, the portable C chains instead of the CPU's SIMD ones. */
+void cured_set_cpu_tiles(int threads, int plain);
+
 /* Device set-up shared by every GPU entry point, done once a device and process: checks that a
  * device is there and gives the current device's memory pool a release threshold that keeps freed
  * memory cached between calls. */

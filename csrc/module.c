@@ -6,6 +6,7 @@
 #include "interop.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "axis.h"
 #include "exact.h"
@@ -378,35 +379,65 @@ static int locate(PyObject *module, device_array *array) {
     return -1;
 }
 
+/* Where a sum runs: device= "gpu", "cpu" or "auto". Returns the place, or -1 with ValueError set. */
+enum { PLACE_GPU, PLACE_CPU, PLACE_AUTO };
+static int parse_place(const char *device) {
+    if (strcmp(device, "auto") == 0) return PLACE_AUTO;
+    if (strcmp(device, "gpu") == 0) return PLACE_GPU;
+    if (strcmp(device, "cpu") == 0) return PLACE_CPU;
+    PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'auto', 'gpu' or 'cpu', not '%s'", device);
+    return -1;
+}
+
+/* device="auto" for host input: the CPU (cpu_tiles.c, the same bits) where it is faster than the
+ * copy to the GPU, which is the GPU path's limit for host input. That is V9 (the other versions
+ * teach the GPU, and V10's CPU code runs on one core) up to AUTO_CPU_BYTES. */
+#define AUTO_CPU_BYTES ((int64_t)64 << 20)
+static int auto_picks_cpu(const cured_version *version, int64_t bytes) {
+    return version != NULL && version->tree == CURED_TREE_WARPS && bytes <= AUTO_CPU_BYTES;
+}
+
+/* device="auto" needs a GPU, as device="gpu" does, also where it would sum on the CPU: a call gives
+ * the same answer, or the same error, whatever its input's size. Checked once a process. Returns
+ * 0, or -1 with CudaError set. */
+static int check_a_gpu(PyObject *module) {
+    static _Atomic int seen = 0;
+    if (seen) return 0;
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaSuccess && count == 0) err = cudaErrorNoDevice;
+    if (err != cudaSuccess) {
+        raise_cuda(module, (cured_cuda_status){err, "cudaGetDeviceCount; device='cpu' sums on the CPU"});
+        return -1;
+    }
+    seen = 1;
+    return 0;
+}
+
 static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     static char *keywords[] = {"a", "version", "dtype", "device", "timing", "out", "state", "initial", NULL};
     PyObject *input, *version_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
     PyArray_Descr *requested = NULL;
-    const char *device = "gpu";
+    const char *device = "auto";
     int want_timing = 0;
     sum_args args = {NULL, NULL, 0, 0, 0, 0, 0};
     device_array array, out;
     acc_value value;
     cured_timing timing;
+    const char *ran_on = "gpu"; /* where the sum ran, for timing=True */
     memset(&array, 0, sizeof array);
     memset(&out, 0, sizeof out);
     if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&spOpO:sum", keywords, &input, &version_obj,
                                      PyArray_DescrConverter2, &requested, &device, &want_timing, &out_obj, &args.state,
                                      &initial_obj))
         return NULL;
-    const int on_gpu = strcmp(device, "gpu") == 0;
+    const int where = parse_place(device);
+    const int on_gpu = where != PLACE_CPU; /* device arrays and out= take the GPU under "auto" */
     const int has_out = out_obj != Py_None;
-    if (!on_gpu && strcmp(device, "cpu") != 0) {
-        PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'gpu' or 'cpu', not '%s'", device);
-        goto done;
-    }
+    if (where < 0) goto done;
     if (args.state && (want_timing || out_obj != Py_None || requested != NULL)) {
         PyErr_SetString(PyExc_ValueError, "cured.sum: state=True returns the exact state; it takes no timing, out= "
                                           "or dtype=");
-        goto done;
-    }
-    if (!on_gpu && want_timing) {
-        PyErr_SetString(PyExc_ValueError, "cured.sum: timing=True times the GPU; it needs device='gpu'");
         goto done;
     }
     if (has_out) { /* cured.sum handles a NumPy out= itself; here, only device arrays */
@@ -462,7 +493,10 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
             goto done;
         const void *data = PyArray_DATA(args.array);
         const int64_t n = (int64_t)PyArray_SIZE(args.array);
-        if (on_gpu) {
+        const int cpu = where == PLACE_CPU || (where == PLACE_AUTO && auto_picks_cpu(args.version, PyArray_NBYTES(args.array)));
+        if (where == PLACE_AUTO && cpu && check_a_gpu(module) < 0) goto done;
+        ran_on = cpu ? "cpu" : "gpu";
+        if (!cpu) {
             cured_plan plan;
             cured_cuda_status status = cured_staged_plan(&plan, args.version, args.in_dtype, args.acc, n);
             plan.result = plan_result(&args);
@@ -477,20 +511,28 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
             }
         } else {
             int failed;
+            struct timespec start, end;
             Py_BEGIN_ALLOW_THREADS
-            failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), data, n, &value);
+            clock_gettime(CLOCK_MONOTONIC, &start);
+            failed = args.version->tree == CURED_TREE_WARPS
+                         ? cured_cpu_tiles_sum(args.version, args.in_dtype, args.acc, data, n, &value)
+                         : cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), data, n, &value);
+            clock_gettime(CLOCK_MONOTONIC, &end);
             Py_END_ALLOW_THREADS
             if (failed) {
                 PyErr_NoMemory();
                 goto done;
             }
+            timing.h2d = timing.d2h = 0.0;
+            timing.reduce = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) * 1e-9;
         }
     }
     result = args.state ? PyBytes_FromStringAndSize((const char *)&value.state, sizeof value.state)
                         : result_scalar(&args, &value);
     if (result != NULL && want_timing)
-        Py_SETREF(result, Py_BuildValue("O{s:d,s:d,s:d}", result, "h2d", timing.h2d, "reduce", timing.reduce,
-                                        "d2h", timing.d2h)); /* "O": Py_SETREF drops our reference */
+        Py_SETREF(result, Py_BuildValue("O{s:d,s:d,s:d,s:s}", result, "h2d", timing.h2d, "reduce", timing.reduce,
+                                        "d2h", timing.d2h, "device", ran_on));
+                  /* "O": Py_SETREF drops our reference */
 done:
     Py_XDECREF(requested);
     device_array_release(&array);
@@ -619,7 +661,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     PyObject *input, *shape_obj, *reduce_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
     PyArray_Descr *acc_descr = NULL, *result_descr = NULL;
     PyArrayObject *host = NULL, *results = NULL;
-    const char *device = "gpu";
+    const char *device = "auto";
     device_array array, out;
     cured_axis_fold fold;
     int64_t n;
@@ -632,11 +674,9 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
                                      PyArray_DescrConverter, &acc_descr, &device, &out_obj, PyArray_DescrConverter2,
                                      &result_descr, &initial_obj, &cub))
         return NULL;
-    const int on_gpu = strcmp(device, "gpu") == 0;
-    if (!on_gpu && strcmp(device, "cpu") != 0) {
-        PyErr_Format(PyExc_ValueError, "cured.sum: device must be 'gpu' or 'cpu', not '%s'", device);
-        goto done;
-    }
+    const int where = parse_place(device);
+    const int on_gpu = where != PLACE_CPU; /* "auto" sums along axes on the GPU */
+    if (where < 0) goto done;
     if (cub && !on_gpu) {
         PyErr_SetString(PyExc_ValueError, "cured.sum: version='cub' runs on the GPU only: CUB's summation order depends "
                                           "on the GPU, so it has no CPU order model");
@@ -1025,6 +1065,39 @@ static PyObject *py_set_test_launch(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_set_cpu_tiles(PyObject *module, PyObject *args) {
+    int threads, plain;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "ip:_set_cpu_tiles", &threads, &plain)) return NULL;
+    if (threads < 0) return PyErr_Format(PyExc_ValueError, "_set_cpu_tiles: threads must be >= 0 (0: by size)");
+    cured_set_cpu_tiles(threads, plain);
+    Py_RETURN_NONE;
+}
+
+/* The scalar CPU order model of any version on a host array, whatever the fast paths do: for tests. */
+static PyObject *py_model_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
+    static char *keywords[] = {"a", "version", "dtype", NULL};
+    PyObject *input, *version_obj, *result = NULL;
+    PyArray_Descr *requested = NULL;
+    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0};
+    acc_value value;
+    (void)module;
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&:model_sum", keywords, &input, &version_obj,
+                                     PyArray_DescrConverter2, &requested))
+        return NULL;
+    if (prepare(input, 0, version_obj, requested, 0, &args) < 0) goto done;
+    if (cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), PyArray_DATA(args.array),
+                      (int64_t)PyArray_SIZE(args.array), &value) != 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = result_scalar(&args, &value);
+done:
+    Py_XDECREF(requested);
+    sum_args_clear(&args);
+    return result;
+}
+
 static PyObject *py_set_staging(PyObject *module, PyObject *args) {
     int lanes;
     long long chunk_bytes;
@@ -1129,17 +1202,23 @@ static PyObject *py_release_cached_memory(PyObject *module, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
-     "sum(a, version, dtype=None, device='gpu', timing=False, out=None, state=False)\n--\n\n"
+     "sum(a, version, dtype=None, device='auto', timing=False, out=None, state=False, initial=None)\n--\n\n"
      "Sums every element of `a` (a host array, or a device array through the CUDA Array Interface "
-     "or DLPack) with kernel `version` (or 'cub') on the GPU, or with its CPU order model when device='cpu'. Returns a NumPy scalar, or (scalar, {'h2d', 'reduce', 'd2h'} seconds "
-     "of device time) with timing=True, or `out` (a one-element device array, written in stream order without a "
-     "host wait), or with state=True (an exact version only) the exact state as bytes. cured.sum is the documented "
-     "entry point."},
+     "or DLPack) with kernel `version` (or 'cub') on the GPU, or on the CPU in the version's order when "
+     "device='cpu' (V9: vectorised on every CPU thread; the others: their order model), or where it is faster "
+     "for host input when device='auto'. Returns a NumPy scalar, or (scalar, {'h2d', 'reduce', 'd2h' seconds, "
+     "'device': where it ran}) with timing=True, or `out` (a one-element device array, written in stream order "
+     "without a host wait), or with state=True (an exact version only) the exact state as bytes. cured.sum is the "
+     "documented entry point."},
+    {"model_sum", (PyCFunction)(void (*)(void))py_model_sum, METH_VARARGS | METH_KEYWORDS,
+     "model_sum(a, version, dtype=None)\n--\n\nThe scalar CPU order model of `version` on host array `a`: the "
+     "reference the GPU kernels and the fast CPU path are tested against."},
     {"sum_axes", (PyCFunction)(void (*)(void))py_sum_axes, METH_VARARGS | METH_KEYWORDS,
-     "sum_axes(a, shape, reduce, acc, device='gpu', out=None, result=None, initial=None)\n--\n\n"
+     "sum_axes(a, shape, reduce, acc, device='auto', out=None, result=None, initial=None, cub=False)\n--\n\n"
      "Sums `a` (shape `shape`, C order; a host or device array) along the axes where `reduce` is true, in "
      "accumulator `acc` (int64, uint64, float32 or float64) with the default version's axis kernels "
-     "(kernels/v9_axis.cu) or their CPU order model. Returns the accumulators, flat, in C order of the kept axes; "
+     "(kernels/v9_axis.cu; with cub, CUB's segmented reduction over rows) on the GPU ('auto' and 'gpu'), or their "
+     "CPU order model ('cpu'). Returns the accumulators, flat, in C order of the kept axes; "
      "or writes them into the device array out= (C-contiguous, dtype `result`), initial (8 bytes of `acc`) added, "
      "queued without a host wait, and returns it. cured.sum is the documented entry point."},
     {"exact_round", py_exact_round, METH_VARARGS,
@@ -1163,6 +1242,9 @@ static PyMethodDef methods[] = {
     {"_set_test_launch", py_set_test_launch, METH_VARARGS,
      "_set_test_launch(blocks, misalign)\n--\n\nFor tests: force the grid of tiled kernels (0: from the "
      "GPU) and misalign the device copy of each chunk of host input by `misalign` bytes (0 to 15)."},
+    {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
+     "_set_cpu_tiles(threads, plain)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as the input's "
+     "size warrants), and with `plain` its portable C chains instead of the CPU's SIMD ones."},
     {"_set_staging", py_set_staging, METH_VARARGS,
      "_set_staging(lanes, chunk_bytes)\n--\n\nFor tests and tuning: the host path's lanes (threads, each with its "
      "own stream and staging buffers) and chunk size in bytes; 0 restores each default."},

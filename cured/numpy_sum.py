@@ -23,12 +23,13 @@ DEFAULT_VERSION: int = 9
 
 
 class SumTiming(NamedTuple):
-    """Where the time of one cured.sum(..., timing=True) went, in seconds."""
+    """Where the time of one cured.sum(..., timing=True) went, in seconds, and where the sum ran."""
 
-    h2d_s: float  #: until the last chunk of host input is on the device, staging included (0 for device input)
-    reduce_s: float  #: the reduction's work left after that (all of it for device input)
-    d2h_s: float  #: device-to-host copy of the result (device time, CUDA events)
+    h2d_s: float  #: until the last chunk of host input is on the device, staging included (0 for device input and on the CPU)
+    reduce_s: float  #: the reduction's work left after that (all of it for device input; on the CPU, its host time)
+    d2h_s: float  #: device-to-host copy of the result (device time, CUDA events; 0 on the CPU)
     total_s: float  #: the whole call, argument checks and conversions included (wall clock)
+    device: str = "gpu"  #: where the sum ran: "gpu" or "cpu" (device="auto" chooses)
 
 
 class TimedSum(NamedTuple):
@@ -66,7 +67,7 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     where: Any = True,
     *,
     version: int | Literal["cub"] = DEFAULT_VERSION,
-    device: Literal["gpu", "cpu"] = "gpu",
+    device: Literal["auto", "gpu", "cpu"] = "auto",
     timing: bool = False,
 ) -> Any:
     """numpy.sum(a, axis, dtype, out, keepdims, initial), computed by cured's kernel `version`.
@@ -115,12 +116,18 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         Which kernel: 0 to 10 (see cured.versions(); 10 is cured.fsum's exact sum), or "cub" for
         NVIDIA's CUB DeviceReduce, the reference (GPU only, NumPy's default accumulator only; along
         axes, DeviceSegmentedReduce for row sums only).
-    device : {"gpu", "cpu"}
-        "gpu" runs the kernel on the current CUDA device (a device array's own). "cpu" runs the CPU
-        order model on a host array: the same additions in the same order, so the GPU's bits.
+    device : {"auto", "gpu", "cpu"}
+        "gpu" runs the kernel on the current CUDA device (a device array's own). "cpu" sums a host
+        array on the CPU in the version's order, so the GPU's bits: V9 with SIMD on every CPU thread
+        (csrc/cpu_tiles.c), the other versions with their scalar order model. "auto" (the default)
+        sums device arrays on their GPU, and host arrays where it is faster: V9's sums of every
+        element of up to 64 MiB on the CPU, the rest on the GPU. It needs a GPU either way (as
+        "gpu", it raises CudaError without one: the same call gives the same answer, or error,
+        whatever the input's size); sums along axes run on the GPU.
     timing : bool
         For a sum of every element: return TimedSum(value, SumTiming(h2d_s, reduce_s, d2h_s,
-        total_s)), the device time of each stage (CUDA events) and the call's wall time.
+        total_s, device)), the device time of each stage (CUDA events; on the CPU, its host time),
+        the call's wall time and where the sum ran.
 
     Returns
     -------
@@ -157,7 +164,7 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         start = time.perf_counter()
         value, stages = _cured.sum(a, version, dtype, device, True, out)
         total = time.perf_counter() - start
-        return TimedSum(value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total))
+        return TimedSum(value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total, stages["device"]))
     return _general_sum(a, axis, dtype, out, bool(keepdims), initial, version, device, timing)
 
 
@@ -249,7 +256,7 @@ def _whole_sum(a, version, requested, acc, result, device, timing, device_out, i
         value = value.astype(result)
     if timing:
         total = time.perf_counter() - start
-        return value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total)
+        return value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total, stages["device"])
     return value
 
 

@@ -97,7 +97,7 @@ def main():
             x = random_input(1 << k, args.dtype)
             repeats = max(3, args.repeats // 4)
             row = {"n": 1 << k, "bytes": x.nbytes,
-                   "cured_s": wall_median(lambda: cured.sum(x), repeats),
+                   "cured_s": wall_median(lambda: cured.sum(x, device="gpu"), repeats),
                    "cupy_s": wall_median(lambda: (cupy.asarray(x).sum(), cupy.cuda.get_current_stream().synchronize()), repeats),
                    "torch_s": wall_median(lambda: (torch.from_numpy(x).cuda().sum(), torch.cuda.synchronize()), repeats),
                    "numpy_s": wall_median(lambda: np.sum(x), repeats)}

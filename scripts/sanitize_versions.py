@@ -42,7 +42,7 @@ def runs(x, version):
                 cured._cured._set_test_launch(blocks, misalign)
                 cured._cured._set_staging(lanes, chunk)
                 try:
-                    return cured.sum(x, version=version)
+                    return cured.sum(x, version=version, device="gpu")
                 finally:
                     cured._cured._set_test_launch(0, 0)
                     cured._cured._set_staging(0, 0)

@@ -27,11 +27,11 @@ def main():
         for lanes in (int(v) for v in args.lanes.split(",")):
             for mib in (float(v) for v in args.chunks_mib.split(",")):
                 cured._cured._set_staging(lanes, int(mib * 2**20))
-                cured.sum(x)  # warm: staging buffers of this size
+                cured.sum(x, device="gpu")  # warm: staging buffers of this size
                 times = []
                 for _ in range(args.repeats):
                     start = time.perf_counter()
-                    cured.sum(x)
+                    cured.sum(x, device="gpu")
                     times.append(time.perf_counter() - start)
                 median = statistics.median(times)
                 rows.append({"n": 1 << k, "lanes": lanes, "chunk_mib": mib, "median_s": median,

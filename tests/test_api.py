@@ -131,7 +131,7 @@ def test_bad_version(version, error):
 
 
 def test_bad_device():
-    with pytest.raises(ValueError, match="device must be 'gpu' or 'cpu'"):
+    with pytest.raises(ValueError, match="device must be 'auto', 'gpu' or 'cpu'"):
         cured.sum([1, 2, 3], device="tpu")
 
 

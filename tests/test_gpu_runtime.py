@@ -23,7 +23,7 @@ def test_threads_get_right_answers(seed):
 
     def work(k):
         x = inputs[k % len(inputs)]
-        return k, [cured.sum(x, version=v.id) for v in cured.versions()]
+        return k, [cured.sum(x, version=v.id, device="gpu") for v in cured.versions()]
 
     with ThreadPoolExecutor(8) as pool:
         for k, got in pool.map(work, range(48)):
@@ -54,7 +54,8 @@ def test_non_contiguous_input(seed):
     x = random_array(seed, np.dtype("float32"), 3 << 20).reshape(3072, 1024)
     view = x[::3, 1::2]
     for v in cured.versions():
-        assert same_bits(cured.sum(view, version=v.id), cured.sum(np.ascontiguousarray(view), version=v.id))
+        assert same_bits(cured.sum(view, version=v.id, device="gpu"),
+                         cured.sum(np.ascontiguousarray(view), version=v.id, device="cpu"))
 
 
 def test_main_prints_the_device_and_versions(capsys):
@@ -93,20 +94,23 @@ def test_threads_on_device_arrays_get_right_answers(seed):
 
 def test_fork_child_gets_a_clear_error_not_a_hang(seed):
     """A child forked after this process used the GPU cannot use CUDA: cured says so (CudaError) at
-    once; the CPU model still works there; the parent goes on working."""
+    once; the CPU path still works there, on threads of its own (the parent's pool threads are not
+    in the child); the parent goes on working."""
     x = random_array(seed, np.dtype("float32"), 100003)
-    expected = cured.sum(x)
+    big = random_array(seed, np.dtype("float32"), 1 << 22)
+    expected, expected_big = cured.sum(x, device="gpu"), cured.sum(big, device="cpu")  # the pool's threads start
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report through the pipe, never return into pytest
         code = 3
         try:
             try:
-                cured.sum(x)
-                code = 0 if same_bits(cured.sum(x), expected) else 4
+                cured.sum(x, device="gpu")
+                code = 0 if same_bits(cured.sum(x, device="gpu"), expected) else 4
             except cured.CudaError:
                 code = 1
             code = code if same_bits(cured.sum(x, device="cpu"), expected) else 5
+            code = code if same_bits(cured.sum(big, device="cpu"), expected_big) else 6
         finally:
             os.write(write, bytes([code]))
             os._exit(0)
@@ -122,4 +126,4 @@ def test_fork_child_gets_a_clear_error_not_a_hang(seed):
     code = os.read(read, 1)
     os.close(read)
     assert code in (b"\x00", b"\x01"), code  # works afresh, or a clear CudaError
-    assert same_bits(cured.sum(x), expected)
+    assert same_bits(cured.sum(x, device="gpu"), expected) and same_bits(cured.sum(big, device="cpu"), expected_big)

@@ -36,7 +36,7 @@ def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lane
     base = chunk_elements(version, dtype, 10**6, 64 << 10)
     for n in (base - 1, base, base + 1, 3 * base, 7 * base + 5, 10**6 + 7):
         x = random_array(seed + n, np.dtype(dtype), n)
-        assert same_bits(cured.sum(x, version=version), cured.sum(x, version=version, device="cpu")), (n, lanes)
+        assert same_bits(cured.sum(x, version=version, device="gpu"), cured.sum(x, version=version, device="cpu")), (n, lanes)
 
 
 def test_cub_through_the_staging_buffers(seed, staging):
@@ -54,7 +54,7 @@ def test_device_memory_holds_only_the_lanes_buffers(seed, version):
     settings = cured._cured.staging()
     x = random_array(seed, np.dtype("float32"), 2**28)
     cured._cured.memory_in_use(True)  # start the high-water mark here
-    assert same_bits(cured.sum(x, version=version), cured.sum(x, version=version, device="cpu"))
+    assert same_bits(cured.sum(x, version=version, device="gpu"), cured.sum(x, version=version, device="cpu"))
     high = cured._cured.memory_in_use()["used_high"]
     scratch = 2 * settings["chunk_bytes"] if version == 0 else 0  # V0: 8 bytes a float32, for each lane and one more
     allowed = settings["lanes"] * (2 * settings["chunk_bytes"] + scratch) + scratch + 8 * x.size // 256 + (1 << 20)
@@ -71,18 +71,30 @@ def test_input_larger_than_free_device_memory(seed):
     hog = cupy.cuda.runtime.malloc(free - (512 << 20))
     try:
         for v, model in expected.items():
-            assert same_bits(cured.sum(x, version=v), model), v
+            assert same_bits(cured.sum(x, version=v, device="gpu"), model), v
         with pytest.raises(MemoryError, match="out of GPU memory"):  # CUB needs the whole input on the device
             cured.sum(x, version="cub")
         assert cured._cured.memory_in_use()["used"] == 0
     finally:
         cupy.cuda.runtime.free(hog)
-    assert same_bits(cured.sum(x, version=9), expected[9])
+    assert same_bits(cured.sum(x, version=9, device="gpu"), expected[9])
 
 
 def test_timing_of_host_input(seed):
     x = random_array(seed, np.dtype("float32"), 2**24)
-    value, timing = cured.sum(x, timing=True)
+    value, timing = cured.sum(x, device="gpu", timing=True)
     assert same_bits(value, cured.sum(x, device="cpu"))
-    assert timing.h2d_s > 0 and timing.reduce_s >= 0 and timing.d2h_s > 0
+    assert timing.h2d_s > 0 and timing.reduce_s >= 0 and timing.d2h_s > 0 and timing.device == "gpu"
     assert timing.total_s >= timing.h2d_s + timing.d2h_s
+
+
+def test_auto_sums_small_host_arrays_on_the_cpu_and_large_ones_on_the_gpu(seed):
+    """device="auto": V9 on the CPU up to 64 MiB (faster there than the copy; the same bits), on the
+    GPU beyond; other versions on the GPU; device arrays on their GPU."""
+    cupy = pytest.importorskip("cupy", reason="CuPy makes the device array")
+    small, large = (random_array(seed, np.dtype("float32"), n) for n in (1 << 24, (1 << 24) + 1))
+    for x, where in [(small, "cpu"), (large, "gpu")]:
+        value, timing = cured.sum(x, timing=True)
+        assert timing.device == where and same_bits(value, cured._cured.model_sum(x, 9)), where
+    assert cured.sum(small, version=8, timing=True).timing.device == "gpu"
+    assert cured.sum(cupy.asarray(small), timing=True).timing.device == "gpu"

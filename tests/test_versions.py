@@ -23,8 +23,8 @@ def test_cpu_model_matches_numpy(seed, dtype, n, version):
 @pytest.mark.parametrize("dtype, n, version", CASES)
 def test_gpu_matches_cpu_model_and_numpy(seed, dtype, n, version):
     x, exact, abs_sum = cached_case(seed, dtype, n)
-    got = cured.sum(x, version=version.id)
-    model = cured.sum(x, version=version.id, device="cpu")
+    got = cured.sum(x, version=version.id, device="gpu")
+    model = cured._cured.model_sum(x, version.id)
     assert same_bits(got, model), f"V{version.id} GPU {got!r} != CPU model {model!r} (seed {seed})"
     check_against_numpy(version, x, got, exact, abs_sum)
 
@@ -83,7 +83,7 @@ def test_nan_and_infinity_propagate(seed, version, name, specials, expected, dty
 @pytest.mark.parametrize("version", VERSIONS, ids=lambda v: f"V{v.id}")
 def test_more_than_2_to_the_31_elements(seed, version, huge_int8):
     x, expected = huge_int8
-    assert cured.sum(x, version=version.id) == expected
+    assert cured.sum(x, version=version.id, device="gpu") == expected
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +107,6 @@ def test_v9_bits_do_not_depend_on_grid_or_alignment(seed, dtype, n):
     try:
         for blocks, misalign in shapes:
             cured._cured._set_test_launch(blocks, misalign)
-            assert same_bits(cured.sum(x, version=9), expected), (blocks, misalign)
+            assert same_bits(cured.sum(x, version=9, device="gpu"), expected), (blocks, misalign)
     finally:
         cured._cured._set_test_launch(0, 0)

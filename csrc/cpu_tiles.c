@@ -1,0 +1,352 @@
+/* cpu_tiles.c: V9's order on the CPU, at the host memory's speed: the same bits as the V9 kernel and
+ * as its scalar order model (cpu_model_pass.h), from every CPU thread the machine has.
+ *
+ * What the order fixes, and what is free. In a V9 tile, thread i of 256 adds, from 0 and in order,
+ * its elements of each step: vector u * 256 + i of the step for u = 0..7, each vector's elements in
+ * order; then the block's WARPS tree; then the tiles' partials combine in a fixed tree (cured.h). So
+ * the 256 threads' sums are 256 independent chains, and the tiles are independent of each other:
+ *  - SIMD across threads: 8 (float) or 4 (double) threads' chains advance in one AVX2 register.
+ *    Thread i's elements of a vector are consecutive in memory, so each load of 8 threads' vectors
+ *    is transposed in registers (AoS to SoA) first; then element j of every thread is added in
+ *    order j = 0, 1, ...: each chain sees exactly the model's additions. No reassociation, no
+ *    fused multiply-add (there is no multiply), no flush to zero: IEEE adds in the accumulator's
+ *    type, as on the GPU. Without AVX2 (or off x86-64), the same chains in plain C.
+ *  - Threads across tiles: the pool's threads (pool.h) take tiles; the partials are combined
+ *    afterwards in the model's order.
+ *  - Past the end of the input the kernel adds zeros; adding +0 to a chain that starts from +0
+ *    never changes it, so whole vectors past the end are skipped and the one vector that the end
+ *    cuts is padded with zeros.
+ * Integer accumulators add modulo 2^64, where every order gives the same bits: they are summed
+ * in plain loops, split among threads anyhow. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cured.h"
+#include "half.h"
+#include "pool.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define CURED_AVX2 1
+#endif
+
+#define THREADS 256 /* V9's block */
+#define VECTORS 8   /* V9's vectors a thread a step */
+
+/* Below this many input bytes the caller's thread sums alone (waking the pool costs more). */
+#define PARALLEL_BYTES ((int64_t)1 << 20)
+/* A thread for every this many input bytes, up to the CPUs. */
+#define BYTES_A_THREAD ((int64_t)1 << 19)
+
+/* The test hook's settings (cured_set_cpu_tiles). */
+static _Atomic int threads_setting = 0;
+static _Atomic int plain_setting = 0;
+
+void cured_set_cpu_tiles(int threads, int plain) {
+    threads_setting = threads > 0 ? threads : 0;
+    plain_setting = plain != 0;
+}
+
+static int threads_for(int64_t bytes) {
+    const int forced = threads_setting;
+    if (forced > 0) return forced;
+    if (bytes < PARALLEL_BYTES) return 1;
+    const int64_t wanted = bytes / BYTES_A_THREAD;
+    const int capacity = cured_pool_capacity();
+    return wanted < capacity ? (int)wanted : capacity;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* ---- one vector of every thread: lanes[i] += element j of thread i's vector, j in order ------ */
+
+typedef void (*add_block_fn)(void *lanes, const void *block);
+
+#define CONVERT_VALUE(ACC_T, x) ((ACC_T)(x))
+#define CONVERT_BOOL(ACC_T, x) ((ACC_T)((x) != 0))
+#define CONVERT_HALF(ACC_T, x) ((ACC_T)cured_half_to_float(x))
+
+#define DEFINE_ADD_BLOCK(NAME, IN_T, ACC_T, CONVERT)                                               \
+    static void NAME(void *lanes_, const void *block_) {                                           \
+        enum { V = 16 / sizeof(IN_T) };                                                            \
+        ACC_T *lanes = (ACC_T *)lanes_;                                                            \
+        const IN_T *block = (const IN_T *)block_;                                                  \
+        for (int i = 0; i < THREADS; ++i) {                                                        \
+            ACC_T a = lanes[i];                                                                    \
+            for (int j = 0; j < V; ++j) a += CONVERT(ACC_T, block[i * V + j]);                     \
+            lanes[i] = a;                                                                          \
+        }                                                                                          \
+    }
+
+/* Every input dtype into float and into double, in the order of CURED_DTYPES. */
+#define FOR_EACH_INPUT(X, ACC_T, SUFFIX)                                                           \
+    X(add_bool_##SUFFIX, uint8_t, ACC_T, CONVERT_BOOL)                                             \
+    X(add_i8_##SUFFIX, int8_t, ACC_T, CONVERT_VALUE)                                               \
+    X(add_i16_##SUFFIX, int16_t, ACC_T, CONVERT_VALUE)                                             \
+    X(add_i32_##SUFFIX, int32_t, ACC_T, CONVERT_VALUE)                                             \
+    X(add_i64_##SUFFIX, int64_t, ACC_T, CONVERT_VALUE)                                             \
+    X(add_u8_##SUFFIX, uint8_t, ACC_T, CONVERT_VALUE)                                              \
+    X(add_u16_##SUFFIX, uint16_t, ACC_T, CONVERT_VALUE)                                            \
+    X(add_u32_##SUFFIX, uint32_t, ACC_T, CONVERT_VALUE)                                            \
+    X(add_u64_##SUFFIX, uint64_t, ACC_T, CONVERT_VALUE)                                            \
+    X(add_f16_##SUFFIX, uint16_t, ACC_T, CONVERT_HALF)                                             \
+    X(add_f32_##SUFFIX, float, ACC_T, CONVERT_VALUE)                                               \
+    X(add_f64_##SUFFIX, double, ACC_T, CONVERT_VALUE)
+FOR_EACH_INPUT(DEFINE_ADD_BLOCK, float, f32)
+FOR_EACH_INPUT(DEFINE_ADD_BLOCK, double, f64)
+
+/* The plain C chains, by input dtype and accumulator (float, double); `fast` starts as a copy and
+ * takes the SIMD functions the CPU can run. */
+#define PAIR(d) {add_##d##_f32, add_##d##_f64}
+static const add_block_fn plain[CURED_NUM_DTYPES][2] = {PAIR(bool), PAIR(i8),  PAIR(i16), PAIR(i32),
+                                                         PAIR(i64),  PAIR(u8),  PAIR(u16), PAIR(u32),
+                                                         PAIR(u64),  PAIR(f16), PAIR(f32), PAIR(f64)};
+#undef PAIR
+static add_block_fn fast[CURED_NUM_DTYPES][2];
+
+#ifdef CURED_AVX2
+/* float32 into float: 8 threads a register. Loads put threads i..i+3 in the low 128-bit half and
+ * i+4..i+7 in the high one, so that the in-lane 4x4 transposes leave them in order. */
+__attribute__((target("avx2"))) static void add_f32_f32_avx2(void *lanes_, const void *block_) {
+    float *lanes = (float *)lanes_;
+    const float *block = (const float *)block_;
+    for (int i = 0; i < THREADS; i += 8) {
+        const float *p = block + i * 4;
+        const __m256 r0 = _mm256_loadu2_m128(p + 16, p), r1 = _mm256_loadu2_m128(p + 20, p + 4);
+        const __m256 r2 = _mm256_loadu2_m128(p + 24, p + 8), r3 = _mm256_loadu2_m128(p + 28, p + 12);
+        const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+        const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+        __m256 a = _mm256_loadu_ps(lanes + i);
+        a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0x44)); /* element 0 of threads i..i+7 */
+        a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0xEE)); /* element 1 */
+        a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0x44)); /* element 2 */
+        a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0xEE)); /* element 3 */
+        _mm256_storeu_ps(lanes + i, a);
+    }
+}
+
+/* float64 into double: 4 threads a register, threads i, i+2 and i+1, i+3 loaded together. */
+__attribute__((target("avx2"))) static void add_f64_f64_avx2(void *lanes_, const void *block_) {
+    double *lanes = (double *)lanes_;
+    const double *block = (const double *)block_;
+    for (int i = 0; i < THREADS; i += 4) {
+        const double *p = block + i * 2;
+        const __m256d r0 = _mm256_loadu2_m128d(p + 4, p), r1 = _mm256_loadu2_m128d(p + 6, p + 2);
+        __m256d a = _mm256_loadu_pd(lanes + i);
+        a = _mm256_add_pd(a, _mm256_unpacklo_pd(r0, r1));
+        a = _mm256_add_pd(a, _mm256_unpackhi_pd(r0, r1));
+        _mm256_storeu_pd(lanes + i, a);
+    }
+}
+
+/* float32 into double (dtype=float64): each thread's 4 floats widen exactly to 4 doubles, then a
+ * 4x4 transpose of 4 threads. */
+__attribute__((target("avx2"))) static void add_f32_f64_avx2(void *lanes_, const void *block_) {
+    double *lanes = (double *)lanes_;
+    const float *block = (const float *)block_;
+    for (int i = 0; i < THREADS; i += 4) {
+        const float *p = block + i * 4;
+        const __m256d r0 = _mm256_cvtps_pd(_mm_loadu_ps(p)), r1 = _mm256_cvtps_pd(_mm_loadu_ps(p + 4));
+        const __m256d r2 = _mm256_cvtps_pd(_mm_loadu_ps(p + 8)), r3 = _mm256_cvtps_pd(_mm_loadu_ps(p + 12));
+        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+        __m256d a = _mm256_loadu_pd(lanes + i);
+        a = _mm256_add_pd(a, _mm256_permute2f128_pd(t0, t2, 0x20)); /* element 0 */
+        a = _mm256_add_pd(a, _mm256_permute2f128_pd(t1, t3, 0x20)); /* element 1 */
+        a = _mm256_add_pd(a, _mm256_permute2f128_pd(t0, t2, 0x31)); /* element 2 */
+        a = _mm256_add_pd(a, _mm256_permute2f128_pd(t1, t3, 0x31)); /* element 3 */
+        _mm256_storeu_pd(lanes + i, a);
+    }
+}
+
+/* float16 into float: an 8x8 transpose of 8 threads' halves (16-bit words), then each element row
+ * widens exactly to 8 floats (F16C) and is added. */
+__attribute__((target("avx2,f16c"))) static void add_f16_f32_avx2(void *lanes_, const void *block_) {
+    float *lanes = (float *)lanes_;
+    const __m128i *block = (const __m128i *)block_;
+    for (int i = 0; i < THREADS; i += 8) {
+        __m128i r[8], s[8], t[8];
+        for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128(block + i + k);
+        for (int k = 0; k < 4; ++k) {
+            s[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+            s[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+        }
+        for (int k = 0; k < 2; ++k)
+            for (int h = 0; h < 2; ++h) {
+                t[4 * k + 2 * h] = _mm_unpacklo_epi32(s[4 * k + h], s[4 * k + h + 2]);
+                t[4 * k + 2 * h + 1] = _mm_unpackhi_epi32(s[4 * k + h], s[4 * k + h + 2]);
+            }
+        /* t[0]: elements 0,1 of threads 0..3; t[1]: 2,3; t[2]: 4,5; t[3]: 6,7; t[4..7]: threads 4..7. */
+        __m256 a = _mm256_loadu_ps(lanes + i);
+        for (int k = 0; k < 4; ++k) {
+            a = _mm256_add_ps(a, _mm256_cvtph_ps(_mm_unpacklo_epi64(t[k], t[k + 4])));
+            a = _mm256_add_ps(a, _mm256_cvtph_ps(_mm_unpackhi_epi64(t[k], t[k + 4])));
+        }
+        _mm256_storeu_ps(lanes + i, a);
+    }
+}
+
+static void choose_fast(void) {
+    memcpy(fast, plain, sizeof fast);
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2")) return;
+    fast[CURED_FLOAT32][0] = add_f32_f32_avx2;
+    fast[CURED_FLOAT64][1] = add_f64_f64_avx2;
+    fast[CURED_FLOAT32][1] = add_f32_f64_avx2;
+    if (__builtin_cpu_supports("f16c")) fast[CURED_FLOAT16][0] = add_f16_f32_avx2;
+}
+#else
+static void choose_fast(void) { memcpy(fast, plain, sizeof fast); }
+#endif
+static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
+
+/* ---- tiles, their partials and the combine, per accumulator ---------------------------------- */
+
+typedef struct {
+    const char *in;
+    cured_dtype dtype;
+    int64_t n;
+    cured_tiles t;
+    add_block_fn add;
+    void *partials;     /* t.tiles accumulators */
+    int64_t tiles_a_task;
+} tiles_job;
+
+/* The WARPS tree over s[0, 256), as the kernel's shuffles and the model's TREE add. */
+#define DEFINE_TILES(ACC_T, SUFFIX)                                                                \
+    static ACC_T warps_tree_##SUFFIX(ACC_T *s) {                                                   \
+        for (int w = 0; w < THREADS / 32; ++w) {                                                   \
+            ACC_T *lane = s + 32 * w;                                                              \
+            for (int stride = 16; stride > 0; stride /= 2)                                         \
+                for (int k = 0; k < stride; ++k) lane[k] += lane[k + stride];                      \
+            s[w] = lane[0];                                                                        \
+        }                                                                                          \
+        for (int stride = THREADS / 64; stride > 0; stride /= 2)                                   \
+            for (int k = 0; k < stride; ++k) s[k] += s[k + stride];                                \
+        return s[0];                                                                               \
+    }                                                                                              \
+                                                                                                   \
+    static ACC_T tile_sum_##SUFFIX(const tiles_job *job, int64_t tile) {                           \
+        ACC_T lanes[THREADS];                                                                      \
+        unsigned char padded[THREADS * 16];                                                        \
+        const int64_t vector = job->t.vector, block = (int64_t)THREADS * vector;                   \
+        const size_t item = (size_t)(16 / vector);                                                 \
+        memset(lanes, 0, sizeof lanes);                                                            \
+        for (int64_t first = tile * job->t.tile, end = first + job->t.tile; first < end && first < job->n; \
+             first += block) {                                                                     \
+            const char *at = job->in + (size_t)first * item;                                       \
+            if (job->n - first < block) { /* the block the end cuts: zeros after it */             \
+                const size_t inside = (size_t)(job->n - first) * item;                             \
+                memcpy(padded, at, inside);                                                        \
+                memset(padded + inside, 0, sizeof padded - inside);                                \
+                at = (const char *)padded;                                                         \
+            }                                                                                      \
+            job->add(lanes, at);                                                                   \
+        }                                                                                          \
+        return warps_tree_##SUFFIX(lanes);                                                         \
+    }                                                                                              \
+                                                                                                   \
+    static void tiles_task_##SUFFIX(void *context, int64_t task) {                                 \
+        const tiles_job *job = (const tiles_job *)context;                                         \
+        ACC_T *partials = (ACC_T *)job->partials;                                                  \
+        for (int64_t tile = task * job->tiles_a_task;                                              \
+             tile < (task + 1) * job->tiles_a_task && tile < job->t.tiles; ++tile)                 \
+            partials[tile] = tile_sum_##SUFFIX(job, tile);                                         \
+    }                                                                                              \
+                                                                                                   \
+    /* The last block's combine: thread i adds partials i, i + 256, ... from 0, then the tree. */  \
+    static ACC_T combine_##SUFFIX(const ACC_T *partials, int64_t tiles) {                          \
+        if (tiles == 1) return partials[0];                                                        \
+        ACC_T s[THREADS];                                                                          \
+        for (int i = 0; i < THREADS; ++i) {                                                        \
+            ACC_T sum = (ACC_T)0;                                                                  \
+            for (int64_t k = i; k < tiles; k += THREADS) sum += partials[k];                       \
+            s[i] = sum;                                                                            \
+        }                                                                                          \
+        return warps_tree_##SUFFIX(s);                                                             \
+    }
+DEFINE_TILES(float, f32)
+DEFINE_TILES(double, f64)
+
+/* ---- integer accumulators: modulo 2^64, any order ------------------------------------------- */
+
+typedef struct {
+    const char *in;
+    cured_dtype dtype;
+    int64_t n, per_task;
+    uint64_t *partials;
+} integer_job;
+
+#define SUM_AS(IN_T, CONVERT)                                                                      \
+    for (int64_t i = 0; i < count; ++i) sum += (uint64_t)CONVERT(uint64_t, ((const IN_T *)in)[i]);
+
+#define SIGNED_VALUE(ACC_T, x) ((ACC_T)(int64_t)(x)) /* sign-extends, as C's conversion into int64 */
+
+static uint64_t integer_range_sum(cured_dtype dtype, const void *in, int64_t count) {
+    uint64_t sum = 0;
+    switch (dtype) {
+    case CURED_BOOL: SUM_AS(uint8_t, CONVERT_BOOL) break;
+    case CURED_INT8: SUM_AS(int8_t, SIGNED_VALUE) break;
+    case CURED_INT16: SUM_AS(int16_t, SIGNED_VALUE) break;
+    case CURED_INT32: SUM_AS(int32_t, SIGNED_VALUE) break;
+    case CURED_INT64: SUM_AS(int64_t, SIGNED_VALUE) break;
+    case CURED_UINT8: SUM_AS(uint8_t, CONVERT_VALUE) break;
+    case CURED_UINT16: SUM_AS(uint16_t, CONVERT_VALUE) break;
+    case CURED_UINT32: SUM_AS(uint32_t, CONVERT_VALUE) break;
+    case CURED_UINT64: SUM_AS(uint64_t, CONVERT_VALUE) break;
+    default: break; /* floating inputs never reach an integer accumulator */
+    }
+    return sum;
+}
+
+static void integer_task(void *context, int64_t task) {
+    const integer_job *job = (const integer_job *)context;
+    const int64_t first = task * job->per_task;
+    const int64_t count = job->n - first < job->per_task ? job->n - first : job->per_task;
+    const char *at = job->in + (size_t)first * (size_t)cured_dtype_size(job->dtype);
+    job->partials[task] = count > 0 ? integer_range_sum(job->dtype, at, count) : 0;
+}
+
+/* ---- the sum ----------------------------------------------------------------------------------- */
+
+#define MAX_INTEGER_TASKS 256
+
+int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc, const void *in, int64_t n,
+                        void *result) {
+    if (v->schedule != CURED_TILES || v->tree != CURED_TREE_WARPS || v->threads != THREADS || v->per_thread != VECTORS)
+        return cured_cpu_sum(v, dtype, acc, cured_acc_dtype(acc), in, n, result); /* not V9's shape: the model */
+    const int item = cured_dtype_size(dtype);
+    const int threads = threads_for(n * item);
+    memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
+    if (n == 0) return 0;
+    if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {
+        uint64_t partials[MAX_INTEGER_TASKS];
+        const int64_t tasks = threads < MAX_INTEGER_TASKS ? threads : MAX_INTEGER_TASKS;
+        integer_job job = {(const char *)in, dtype, n, ceil_div(n, tasks), partials};
+        cured_pool_run(tasks, threads, integer_task, &job);
+        uint64_t sum = 0;
+        for (int64_t k = 0; k < tasks; ++k) sum += partials[k];
+        memcpy(result, &sum, sizeof sum);
+        return 0;
+    }
+    pthread_once(&fast_once, choose_fast);
+    const int is_double = acc == CURED_ACC_FLOAT64;
+    const cured_tiles t = cured_tiles_of(v->threads, v->per_thread, item, n);
+    void *partials = malloc((size_t)t.tiles * (is_double ? sizeof(double) : sizeof(float)));
+    if (partials == NULL) return -1;
+    const int64_t tasks = t.tiles < threads ? t.tiles : threads;
+    const tiles_job job = {(const char *)in, dtype, n, t, (plain_setting ? plain : fast)[dtype][is_double], partials,
+                           ceil_div(t.tiles, tasks)};
+    cured_pool_run(tasks, threads, is_double ? tiles_task_f64 : tiles_task_f32, (void *)&job);
+    if (is_double) {
+        const double sum = combine_f64((const double *)partials, t.tiles);
+        memcpy(result, &sum, sizeof sum);
+    } else {
+        const float sum = combine_f32((const float *)partials, t.tiles);
+        memcpy(result, &sum, sizeof sum);
+    }
+    free(partials);
+    return 0;
+}

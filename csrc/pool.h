@@ -1,0 +1,26 @@
+/* pool.h: host threads kept for the life of the process, which the CPU sum (cpu_tiles.c) and the
+ * GPU path's staging lanes (staged.c) share, so that no call starts a thread. */
+#ifndef CURED_POOL_H
+#define CURED_POOL_H
+
+#include <stdint.h>
+
+/* A job's task: task k of the job, with the job's context. */
+typedef void (*cured_task_fn)(void *context, int64_t task);
+
+/* Runs fn(context, k) for every k in [0, tasks), on the calling thread and up to `threads` - 1 of the
+ * pool's (0: as many as the machine has CPUs), and returns when every task is done. Tasks are taken
+ * in order as threads come free; a job's tasks may run in any order and at once. One job runs at
+ * a time: while another thread's job holds the pool, and whenever a pool thread cannot be had,
+ * this caller runs the tasks it cannot hand out itself, so a job always finishes. */
+void cured_pool_run(int64_t tasks, int threads, cured_task_fn fn, void *context);
+
+/* The threads a job can have at most: the CPUs online, at least 1. */
+int cured_pool_capacity(void);
+
+/* Registers the pool's fork handlers (once; cured_pool_run does it too). A file whose locks are
+ * held while it runs a job registers its own handlers after this, so that fork() takes its locks
+ * before the pool's, in the order the code takes them. */
+void cured_pool_install_fork_handlers(void);
+
+#endif
