@@ -14,6 +14,7 @@
 
 #include "exact.h"
 #include "gpu_internal.h"
+#include "pool.h"
 
 /* ---- the stream pool ------------------------------------------------------------------------- */
 
@@ -81,7 +82,13 @@ static void after_fork_in_child(void) {
 }
 
 static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
-static void install_fork_handlers(void) { (void)pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); }
+static void install_fork_handlers(void) {
+    /* The host path holds the staging lock while its lanes run as a pool job: the pool's handlers
+     * first, so that fork() takes the staging lock before the pool's (prepare handlers run in the
+     * reverse order of registration). */
+    cured_pool_install_fork_handlers();
+    (void)pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+}
 
 cured_cuda_status cured_device_ready(void) {
     cured_cuda_status status = cured_ok;

@@ -14,9 +14,10 @@
  * reduction cannot be cut into pieces, gets its chunks copied into one whole device buffer and is
  * run once at the end.
  *
- * The pinned staging buffers are allocated on first use (pinning costs about 3 ms for 8 MiB) and kept
- * for the life of the process, like the device memory pool; one host-path sum at a time uses them
- * (the bus is the limit anyway). */
+ * What a sum needs besides its device memory lives across calls: the lanes are the pool's threads
+ * (pool.h), their streams come from the stream pool, and their pinned staging buffers (pinning costs
+ * about 3 ms for 8 MiB) and events are allocated on first use and kept for the life of the process,
+ * like the device memory pool; one host-path sum at a time uses them (the bus is the limit anyway). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 
 #include "exact.h"
 #include "gpu_internal.h"
+#include "pool.h"
 
 /* Defaults, measured on an H200 host (docs/host_path.md): 6 lanes of 4 MiB chunks. */
 #define DEFAULT_LANES 6
@@ -49,31 +51,74 @@ void cured_get_staging(int *lanes, int64_t *chunk_bytes) {
     *chunk_bytes = chunk_setting > 0 ? chunk_setting : DEFAULT_CHUNK_BYTES;
 }
 
-/* ---- the pinned staging buffers -------------------------------------------------------------- */
+/* ---- what the lanes keep between calls ------------------------------------------------------- */
 
+/* Held for a whole host-path sum: everything below. */
 static pthread_mutex_t staging_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *staging[MAX_LANES][2];
-static size_t staging_bytes[MAX_LANES][2];
 
-/* With staging_lock held: staging buffer (lane, k) of at least `bytes`. Portable: any device's
- * copies may read it. */
+/* Lane k's two pinned staging buffers, portable (any device's copies may read them), and its events
+ * (made on event_device; remade when a sum runs on another): copied[b], staging buffer b may be
+ * written again; last_copy, after the lane's latest copy (timing). */
+static struct {
+    void *host[2];
+    size_t host_bytes[2];
+    cudaEvent_t copied[2], last_copy;
+    int event_device;
+} kept[MAX_LANES];
+
+/* The sum's own events, on shared_device: ready (the workspace is set up), joined (a lane's last
+ * work), and start, reduced and result copied (timing). */
+static cudaEvent_t ready_event, joined_event, timing_events[3];
+static int shared_device = -1;
+
+/* Staging buffer (lane, k) of at least `bytes`. */
 static cudaError_t staging_buffer(int lane, int k, size_t bytes, void **buffer) {
-    if (staging_bytes[lane][k] < bytes) {
-        if (staging[lane][k] != NULL) {
-            cudaError_t err = cudaFreeHost(staging[lane][k]);
-            staging[lane][k] = NULL;
-            staging_bytes[lane][k] = 0;
+    if (kept[lane].host_bytes[k] < bytes) {
+        if (kept[lane].host[k] != NULL) {
+            cudaError_t err = cudaFreeHost(kept[lane].host[k]);
+            kept[lane].host[k] = NULL;
+            kept[lane].host_bytes[k] = 0;
             if (err != cudaSuccess) return err;
         }
-        cudaError_t err = cudaHostAlloc(&staging[lane][k], bytes, cudaHostAllocPortable);
+        cudaError_t err = cudaHostAlloc(&kept[lane].host[k], bytes, cudaHostAllocPortable);
         if (err != cudaSuccess) {
-            staging[lane][k] = NULL;
+            kept[lane].host[k] = NULL;
             return err;
         }
-        staging_bytes[lane][k] = bytes;
+        kept[lane].host_bytes[k] = bytes;
     }
-    *buffer = staging[lane][k];
+    *buffer = kept[lane].host[k];
     return cudaSuccess;
+}
+
+/* Makes *event on the current device unless it is there already (made on `*made_on`). */
+static cudaError_t event_on(cudaEvent_t *event, unsigned flags, int device, int made_on) {
+    if (*event != NULL && made_on == device) return cudaSuccess;
+    if (*event != NULL) {
+        const cudaError_t err = cudaEventDestroy(*event);
+        *event = NULL;
+        if (err != cudaSuccess) return err;
+    }
+    return cudaEventCreateWithFlags(event, flags);
+}
+
+/* Lane k's events on `device`. */
+static cudaError_t lane_events(int lane, int device) {
+    cudaError_t err = cudaSuccess;
+    for (int b = 0; b < 2 && err == cudaSuccess; ++b)
+        err = event_on(&kept[lane].copied[b], cudaEventDisableTiming, device, kept[lane].event_device);
+    if (err == cudaSuccess) err = event_on(&kept[lane].last_copy, cudaEventDefault, device, kept[lane].event_device);
+    kept[lane].event_device = err == cudaSuccess ? device : -1;
+    return err;
+}
+
+/* The sum's own events on `device`. */
+static cudaError_t shared_events(int device) {
+    cudaError_t err = event_on(&ready_event, cudaEventDisableTiming, device, shared_device);
+    if (err == cudaSuccess) err = event_on(&joined_event, cudaEventDisableTiming, device, shared_device);
+    for (int k = 0; k < 3 && err == cudaSuccess; ++k) err = event_on(&timing_events[k], cudaEventDefault, device, shared_device);
+    shared_device = err == cudaSuccess ? device : -1;
+    return err;
 }
 
 void cured_staging_lock(int lock) {
@@ -82,9 +127,11 @@ void cured_staging_lock(int lock) {
 }
 
 void cured_staging_forget(void) {
-    /* In a forked child: the pinned buffers are the parent's context's; the child must not free them. */
-    memset(staging, 0, sizeof staging);
-    memset(staging_bytes, 0, sizeof staging_bytes);
+    /* In a forked child: the buffers and events are the parent's context's; the child must not free them. */
+    memset(kept, 0, sizeof kept);
+    ready_event = joined_event = NULL;
+    memset(timing_events, 0, sizeof timing_events);
+    shared_device = -1;
 }
 
 /* ---- one sum --------------------------------------------------------------------------------- */
@@ -94,14 +141,12 @@ typedef struct staged_sum staged_sum;
 typedef struct {
     staged_sum *sum;
     cudaStream_t stream;
-    void *host[2];            /* pinned staging buffers */
+    void *host[2];            /* pinned staging buffers (kept[k].host) */
     char *device[2];          /* device buffers for its chunks (unused in whole mode) */
     void *scratch;            /* V0's tree scratch for this lane's launches */
-    cudaEvent_t copied[2];    /* host[k] may be written again */
-    cudaEvent_t last_copy;    /* after the lane's latest copy (timing) */
+    cudaEvent_t copied[2];    /* host[k] may be written again (kept[k]) */
+    cudaEvent_t last_copy;    /* after the lane's latest copy (kept[k]) */
     int chunks;               /* chunks this lane reduced */
-    pthread_t thread;
-    int has_thread;
 } lane;
 
 struct staged_sum {
@@ -156,10 +201,8 @@ done:
     if (status.code != cudaSuccess) fail(sum, status);
 }
 
-static void *lane_thread(void *arg) {
-    run_lane((lane *)arg);
-    return NULL;
-}
+/* The pool's task k: lane k. */
+static void lane_task(void *lanes, int64_t k) { run_lane((lane *)lanes + k); }
 
 cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                     cured_acc acc, int64_t n) {
@@ -190,31 +233,29 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     lane lane_of[MAX_LANES];
     memset(lane_of, 0, sizeof lane_of);
     cudaStream_t stream = NULL; /* lane 0's: the set-up, the finish and the result go there */
-    cudaEvent_t ready = NULL, joined = NULL;
-    cudaEvent_t events[3] = {NULL, NULL, NULL}; /* start, reduced, result copied */
     char *mem = NULL;
-    int staging_held = 0;
 
+    pthread_mutex_lock(&staging_lock);
     CURED_TRY("cudaGetDevice", cudaGetDevice(&sum.device));
     for (int w = 0; w < lanes; ++w) {
         lane *l = &lane_of[w];
         l->sum = &sum;
         CURED_TRY("cudaStreamCreate", cured_stream_take(&l->stream));
-        for (int b = 0; b < 2; ++b)
-            CURED_TRY("cudaEventCreate", cudaEventCreateWithFlags(&l->copied[b], cudaEventDisableTiming));
-        if (timing != NULL) CURED_TRY("cudaEventCreate", cudaEventCreate(&l->last_copy));
+        CURED_TRY("cudaEventCreate (a lane's)", lane_events(w, sum.device));
+        l->copied[0] = kept[w].copied[0];
+        l->copied[1] = kept[w].copied[1];
+        l->last_copy = kept[w].last_copy;
+        for (int b = 0; b < 2 && sum.chunks > 0; ++b)
+            CURED_TRY("cudaHostAlloc (pinned staging)", staging_buffer(w, b, chunk_bytes, &l->host[b]));
     }
     stream = lane_of[0].stream;
-    CURED_TRY("cudaEventCreate", cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    CURED_TRY("cudaEventCreate", cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
-    if (timing != NULL)
-        for (int k = 0; k < 3; ++k) CURED_TRY("cudaEventCreate", cudaEventCreate(&events[k]));
+    CURED_TRY("cudaEventCreate", shared_events(sum.device));
 
     /* Device memory, in one allocation: the result, the workspace, then each lane's two buffers and
      * scratch (or, for CUB, the whole input). */
     const size_t lane_bytes = 2 * slot_bytes + scratch_bytes;
     const size_t input_bytes = sum.whole ? cured_align_up((size_t)plan->n * item) : (size_t)lanes * lane_bytes;
-    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[0], stream));
+    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(timing_events[0], stream));
     const size_t out_bytes = cured_align_up(result_bytes);
     CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, out_bytes + plan->workspace_bytes + input_bytes, stream));
     sum.out = mem;
@@ -227,34 +268,25 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
         lane_of[w].scratch = scratch_bytes > 0 ? base + 2 * slot_bytes : NULL;
     }
     CURED_TRY_STEP(cured_plan_init_workspace(plan, sum.workspace, stream));
-    CURED_TRY("cudaEventRecord", cudaEventRecord(ready, stream));
-    for (int w = 1; w < lanes; ++w) CURED_TRY("cudaStreamWaitEvent", cudaStreamWaitEvent(lane_of[w].stream, ready, 0));
-
-    pthread_mutex_lock(&staging_lock);
-    staging_held = 1;
-    for (int w = 0; w < lanes; ++w)
-        for (int b = 0; b < 2 && sum.chunks > 0; ++b)
-            CURED_TRY("cudaHostAlloc (pinned staging)", staging_buffer(w, b, chunk_bytes, &lane_of[w].host[b]));
-
-    /* Lane 0 runs on this thread; the others on threads of their own. Should a thread not start,
-     * the lanes that did take its chunks. */
+    CURED_TRY("cudaEventRecord", cudaEventRecord(ready_event, stream));
     for (int w = 1; w < lanes; ++w)
-        lane_of[w].has_thread = pthread_create(&lane_of[w].thread, NULL, lane_thread, &lane_of[w]) == 0;
-    run_lane(&lane_of[0]);
-    for (int w = 1; w < lanes; ++w)
-        if (lane_of[w].has_thread) pthread_join(lane_of[w].thread, NULL);
+        CURED_TRY("cudaStreamWaitEvent", cudaStreamWaitEvent(lane_of[w].stream, ready_event, 0));
+
+    /* The lanes run on the pool's threads and this one; a lane that starts late finds the chunks
+     * taken, and one that cannot have a thread runs after the others here. */
+    cured_pool_run(lanes, lanes, lane_task, lane_of);
     CURED_TRY_STEP(sum.status);
 
     /* The finish waits for every lane's last reduction (or, for CUB, copy). */
     for (int w = 1; w < lanes; ++w) {
-        CURED_TRY("cudaEventRecord", cudaEventRecord(joined, lane_of[w].stream));
-        CURED_TRY("cudaStreamWaitEvent", cudaStreamWaitEvent(stream, joined, 0));
+        CURED_TRY("cudaEventRecord", cudaEventRecord(joined_event, lane_of[w].stream));
+        CURED_TRY("cudaStreamWaitEvent", cudaStreamWaitEvent(stream, joined_event, 0));
     }
     if (sum.whole) CURED_TRY_STEP(cured_plan_run(plan, sum.whole_input, sum.out, sum.workspace, stream));
     else CURED_TRY_STEP(cured_plan_finish(plan, sum.out, sum.workspace, stream));
-    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[1], stream));
+    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(timing_events[1], stream));
     CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(result, sum.out, result_bytes, cudaMemcpyDeviceToHost, stream));
-    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[2], stream));
+    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(timing_events[2], stream));
 
 done:
     /* Nothing may still run on the staging buffers or on device memory once they are given back:
@@ -262,7 +294,6 @@ done:
     for (int w = 0; w < lanes; ++w)
         if (lane_of[w].stream != NULL)
             cured_keep_first(&status, cudaStreamSynchronize(lane_of[w].stream), "cudaStreamSynchronize");
-    if (staging_held) pthread_mutex_unlock(&staging_lock);
     if (mem != NULL) {
         cured_keep_first(&status, cudaFreeAsync(mem, stream), "cudaFreeAsync");
         cured_keep_first(&status, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -273,26 +304,20 @@ done:
         for (int w = 0; w < lanes; ++w) {
             float ms;
             if (lane_of[w].chunks == 0) continue;
-            cured_keep_first(&status, cudaEventElapsedTime(&ms, events[0], lane_of[w].last_copy), "cudaEventElapsedTime");
+            cured_keep_first(&status, cudaEventElapsedTime(&ms, timing_events[0], lane_of[w].last_copy),
+                             "cudaEventElapsedTime");
             if (ms > copied_ms) copied_ms = ms;
         }
-        cured_keep_first(&status, cudaEventElapsedTime(&reduced_ms, events[0], events[1]), "cudaEventElapsedTime");
-        cured_keep_first(&status, cudaEventElapsedTime(&result_ms, events[1], events[2]), "cudaEventElapsedTime");
+        cured_keep_first(&status, cudaEventElapsedTime(&reduced_ms, timing_events[0], timing_events[1]),
+                         "cudaEventElapsedTime");
+        cured_keep_first(&status, cudaEventElapsedTime(&result_ms, timing_events[1], timing_events[2]),
+                         "cudaEventElapsedTime");
         timing->h2d = copied_ms * 1e-3;
         timing->reduce = (reduced_ms > copied_ms ? reduced_ms - copied_ms : 0.0f) * 1e-3;
         timing->d2h = result_ms * 1e-3;
     }
-    for (int k = 0; k < 3; ++k)
-        if (events[k] != NULL) cured_keep_first(&status, cudaEventDestroy(events[k]), "cudaEventDestroy");
-    if (ready != NULL) cured_keep_first(&status, cudaEventDestroy(ready), "cudaEventDestroy");
-    if (joined != NULL) cured_keep_first(&status, cudaEventDestroy(joined), "cudaEventDestroy");
-    for (int w = 0; w < lanes; ++w) {
-        lane *l = &lane_of[w];
-        for (int b = 0; b < 2; ++b)
-            if (l->copied[b] != NULL) cured_keep_first(&status, cudaEventDestroy(l->copied[b]), "cudaEventDestroy");
-        if (l->last_copy != NULL) cured_keep_first(&status, cudaEventDestroy(l->last_copy), "cudaEventDestroy");
-        cured_stream_give(l->stream); /* idle: every lane's stream was synchronised above */
-    }
+    for (int w = 0; w < lanes; ++w) cured_stream_give(lane_of[w].stream); /* idle: synchronised above */
+    pthread_mutex_unlock(&staging_lock);
     pthread_mutex_destroy(&sum.status_lock);
     return status;
 }
