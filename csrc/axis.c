@@ -105,9 +105,10 @@ cured_cuda_status cured_axis_cub_rows(const cured_axis_fold *fold, cured_dtype i
     size_t temp_bytes = 0;
     void *temp = NULL;
     CURED_TRY("cub::DeviceSegmentedReduce::Sum (its temporary storage's size)",
-              rows(NULL, &temp_bytes, d_in, fold->outer[0], fold->reduced[0], d_out, stream));
+              CURED_LAUNCHED(rows(NULL, &temp_bytes, d_in, fold->outer[0], fold->reduced[0], d_out, stream)));
     CURED_TRY("cudaMallocAsync (CUB's temporary storage)", cudaMallocAsync(&temp, temp_bytes > 0 ? temp_bytes : 1, stream));
-    CURED_TRY("cub::DeviceSegmentedReduce::Sum", rows(temp, &temp_bytes, d_in, fold->outer[0], fold->reduced[0], d_out, stream));
+    CURED_TRY("cub::DeviceSegmentedReduce::Sum",
+              CURED_LAUNCHED(rows(temp, &temp_bytes, d_in, fold->outer[0], fold->reduced[0], d_out, stream)));
 done:
     if (temp != NULL) cured_keep_first(&status, cudaFreeAsync(temp, stream), "cudaFreeAsync");
     return status;

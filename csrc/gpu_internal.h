@@ -1,5 +1,6 @@
-/* gpu_internal.h: what the host-side GPU files (gpu_sum.c, staged.c) share and nothing else needs:
- * checked CUDA calls, allocation alignment and the test hooks' state. */
+/* gpu_internal.h: what the host-side GPU files (gpu_sum.c, staged.c, ...) share and nothing else
+ * needs: checked CUDA calls (through faults.h's test hook), allocation alignment and the test hooks'
+ * state. Include it after every other header. */
 #ifndef CURED_GPU_INTERNAL_H
 #define CURED_GPU_INTERNAL_H
 
@@ -7,6 +8,7 @@
 #include <stdint.h>
 
 #include "cured.h"
+#include "faults.h" /* last: it redefines the CUDA calls the host code makes */
 
 /* Runs a CUDA call; on failure records it, named `what`, in `status` and jumps to `done`. */
 #define CURED_TRY(what, expr)                                                                      \

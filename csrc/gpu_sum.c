@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "exact.h"
-#include "gpu_internal.h"
 #include "pool.h"
+#include "gpu_internal.h"
 
 /* ---- the stream pool ------------------------------------------------------------------------- */
 
@@ -189,7 +189,7 @@ cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version
         size_t temp_bytes = 0;
         if (n > 0)
             CURED_TRY("cub::DeviceReduce (temporary storage size)",
-                      cured_cub_reducers.fn[in_dtype](NULL, &temp_bytes, NULL, n, NULL, cudaStreamPerThread));
+                      CURED_LAUNCHED(cured_cub_reducers.fn[in_dtype](NULL, &temp_bytes, NULL, n, NULL, cudaStreamPerThread)));
         plan->workspace_bytes = cured_align_up(temp_bytes);
     }
 done:
@@ -219,7 +219,7 @@ cured_cuda_status cured_plan_run_part(const cured_plan *plan, const void *d_part
     const cured_span span = {first, count, plan->n, plan->result};
     if (count == 0) return status;
     if (v->schedule == CURED_TILES) {
-        CURED_TRY(v->symbol, v->launchers->fn[plan->in_dtype][plan->acc](d_part, d_out, span, workspace, stream));
+        CURED_TRY(v->symbol, CURED_LAUNCHED(v->launchers->fn[plan->in_dtype][plan->acc](d_part, d_out, span, workspace, stream)));
         goto done;
     }
     /* PASSES: the piece's blocks are blocks first / per_block, ... of the first pass. */
@@ -229,7 +229,7 @@ cured_cuda_status cured_plan_run_part(const cured_plan *plan, const void *d_part
     char *const base = (char *)workspace;
     void *const dst = plan->n <= per_block ? d_out : base + layout.partials_a + (size_t)(first / per_block) * acc_size;
     if (scratch == NULL && v->tree_in_global) scratch = base + layout.scratch;
-    CURED_TRY(v->symbol, v->launchers->fn[plan->in_dtype][plan->acc](d_part, dst, span, scratch, stream));
+    CURED_TRY(v->symbol, CURED_LAUNCHED(v->launchers->fn[plan->in_dtype][plan->acc](d_part, dst, span, scratch, stream)));
 done:
     return status;
 }
@@ -249,7 +249,8 @@ cured_cuda_status cured_plan_finish(const cured_plan *plan, void *d_out, void *w
         const int64_t blocks = cured_ceil_div(count, per_block);
         void *dst = blocks == 1 ? d_out : base + (pass % 2 == 0 ? layout.partials_a : layout.partials_b);
         const cured_span span = {0, count, count, plan->result};
-        CURED_TRY(v->symbol, v->launchers->fn[cured_acc_dtype(plan->acc)][plan->acc](src, dst, span, scratch, stream));
+        CURED_TRY(v->symbol,
+                  CURED_LAUNCHED(v->launchers->fn[cured_acc_dtype(plan->acc)][plan->acc](src, dst, span, scratch, stream)));
         src = dst;
         count = blocks;
     }
@@ -263,8 +264,8 @@ cured_cuda_status cured_plan_run(const cured_plan *plan, const void *d_in, void 
     if (plan->version == NULL) {
         size_t temp_bytes = plan->workspace_bytes;
         if (plan->n == 0) return write_zero(plan, d_out, stream);
-        CURED_TRY("cub::DeviceReduce", cured_cub_reducers.fn[plan->in_dtype](workspace, &temp_bytes, d_in, plan->n,
-                                                                            d_out, stream));
+        CURED_TRY("cub::DeviceReduce", CURED_LAUNCHED(cured_cub_reducers.fn[plan->in_dtype](workspace, &temp_bytes, d_in,
+                                                                                           plan->n, d_out, stream)));
         goto done;
     }
     CURED_TRY_STEP(cured_plan_run_part(plan, d_in, 0, plan->n, d_out, workspace, NULL, stream));

@@ -17,6 +17,8 @@
 
 #include <string.h>
 
+#include "faults.h" /* last: it redefines the CUDA calls the host code makes */
+
 /* ---- DLPack's ABI (dlpack.h, version 1.1), declared here rather than vendored -------------- */
 
 typedef struct {

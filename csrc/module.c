@@ -10,6 +10,7 @@
 
 #include "axis.h"
 #include "exact.h"
+#include "pool.h"
 #include "gpu_internal.h"
 
 typedef struct {
@@ -781,8 +782,9 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
                 goto done;
             }
         } else {
+            /* Zeros: where the reduced extents hold no element, no kernel writes the results. */
             npy_intp count = (npy_intp)fold.results;
-            results = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, acc_out, 1, &count, NULL, NULL, 0, NULL);
+            results = (PyArrayObject *)PyArray_Zeros(1, &count, acc_out, 0);
             acc_out = NULL; /* stolen */
             if (results == NULL) goto done;
         }
@@ -816,9 +818,8 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         goto done;
     }
     npy_intp count = (npy_intp)fold.results;
-    results = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, acc_out, 1, &count, NULL, NULL, 0, NULL);
+    results = (PyArrayObject *)PyArray_Zeros(1, &count, acc_out, 0); /* zeros where nothing is summed */
     if (results == NULL) goto done;
-    memset(PyArray_DATA(results), 0, (size_t)fold.results * PyArray_ITEMSIZE(results));
     if (n > 0 && fold.results > 0) {
         const void *data = PyArray_DATA(host);
         void *sums = PyArray_DATA(results);
@@ -1098,6 +1099,28 @@ done:
     return result;
 }
 
+static PyObject *py_fault(PyObject *module, PyObject *args) {
+    long long k;
+    int error;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "Li:_fault", &k, &error)) return NULL;
+    if (k < 0 || error <= 0) return PyErr_Format(PyExc_ValueError, "_fault: k >= 0 and a CUDA error code > 0");
+    cured_fault_arm(k, (cudaError_t)error);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_fault_state(PyObject *module, PyObject *unused) {
+    int64_t calls;
+    int fired;
+    (void)module;
+    (void)unused;
+    cured_fault_state(&calls, &fired);
+    return Py_BuildValue("{s:L,s:O,s:L,s:L,s:L,s:L,s:i}", "calls", (long long)calls, "fired", fired ? Py_True : Py_False,
+                         "streams", (long long)cured_live.streams, "events", (long long)cured_live.events,
+                         "pinned", (long long)cured_live.pinned, "device", (long long)cured_live.device,
+                         "pool_threads", cured_pool_threads());
+}
+
 static PyObject *py_set_staging(PyObject *module, PyObject *args) {
     int lanes;
     long long chunk_bytes;
@@ -1245,6 +1268,12 @@ static PyMethodDef methods[] = {
     {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
      "_set_cpu_tiles(threads, plain)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as the input's "
      "size warrants), and with `plain` its portable C chains instead of the CPU's SIMD ones."},
+    {"_fault", py_fault, METH_VARARGS,
+     "_fault(k, error)\n--\n\nFor tests: the k-th CUDA runtime call or kernel launch of cured's host code from now "
+     "on returns CUDA error `error` instead of running, once (k = 0: none); the count restarts either way."},
+    {"_fault_state", py_fault_state, METH_NOARGS,
+     "_fault_state()\n--\n\nFor tests: {'calls' counted since _fault, 'fired', and what is alive: 'streams', "
+     "'events', 'pinned' and 'device' allocations (outside the memory pool), 'pool_threads'}."},
     {"_set_staging", py_set_staging, METH_VARARGS,
      "_set_staging(lanes, chunk_bytes)\n--\n\nFor tests and tuning: the host path's lanes (threads, each with its "
      "own stream and staging buffers) and chunk size in bytes; 0 restores each default."},

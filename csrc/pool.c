@@ -34,6 +34,13 @@ int cured_pool_capacity(void) {
     return cpus > 0 ? (int)(cpus < MAX_THREADS ? cpus : MAX_THREADS) : 1;
 }
 
+int cured_pool_threads(void) {
+    pthread_mutex_lock(&lock);
+    const int threads = started;
+    pthread_mutex_unlock(&lock);
+    return threads;
+}
+
 static void take_tasks(cured_task_fn fn, void *context, int64_t tasks) {
     for (int64_t k; (k = atomic_fetch_add(&next_task, 1)) < tasks;) fn(context, k);
 }

@@ -15,6 +15,9 @@ typedef void (*cured_task_fn)(void *context, int64_t task);
  * this caller runs the tasks it cannot hand out itself, so a job always finishes. */
 void cured_pool_run(int64_t tasks, int threads, cured_task_fn fn, void *context);
 
+/* The pool's threads started so far (they live until the process ends). */
+int cured_pool_threads(void);
+
 /* The threads a job can have at most: the CPUs online, at least 1. */
 int cured_pool_capacity(void);
 

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "exact.h"
-#include "gpu_internal.h"
 #include "pool.h"
+#include "gpu_internal.h"
 
 /* Defaults, measured on an H200 host (docs/host_path.md): 6 lanes of 4 MiB chunks. */
 #define DEFAULT_LANES 6

@@ -279,6 +279,22 @@ def test_gpu_torch_input(seed):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("shape, axis", [((5, 0), 1), ((0, 3), 0), ((2, 0, 4), (0, 1)), ((0, 6), 1)])
+def test_gpu_zero_length_extents(shape, axis):
+    """No element to add: the results are zeros (no kernel writes them), host and device input alike."""
+    cp = pytest.importorskip("cupy")
+    for dtype in ("float32", "int16"):
+        x = np.ones(shape, dtype)  # no element
+        want = np.sum(x, axis=axis)
+        for given in (x, cp.asarray(x)):
+            got = cured.sum(given, axis=axis)
+            assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(bits(got), bits(want))
+        out = cp.full(want.shape, 7, want.dtype)
+        cured.sum(cp.asarray(x), axis=axis, out=out)
+        assert np.array_equal(out.get(), want)
+
+
+@pytest.mark.gpu
 def test_gpu_device_out(seed):
     cp = pytest.importorskip("cupy")
     x = rand(seed, (500, 300), "float32")

@@ -2,7 +2,9 @@
 thread), on the GPU (device="gpu": the staged copy) and as device="auto" chooses, beside a plain
 pinned-to-device copy of the same bytes (cupy), 2^10 to 2^30 elements: where the CPU beats the
 copy, which is what device="auto" needs to know. Medians of up to 2000 calls within 0.3 s each.
-Prints a table; nothing reads it. Usage: python3 scripts/probes/host_baseline.py [float32|float64 ...]
+Prints a table; nothing reads it.
+Usage: python3 scripts/probes/host_baseline.py [--cpus K] [float32|float64 ...]; --cpus K runs this
+process (the pool's threads and the staging lanes too) on its first K CPUs only, as on a smaller host.
 """
 import os
 import statistics
@@ -35,7 +37,11 @@ def pinned_copy(nbytes):
 
 
 def main():
-    dtypes = sys.argv[1:] or ["float32", "float64"]
+    args = sys.argv[1:]
+    if args[:1] == ["--cpus"]:
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:int(args[1])])
+        args = args[2:]
+    dtypes = args or ["float32", "float64"]
     print(f"{len(os.sched_getaffinity(0))} CPUs, {cured.device_info()['name']}, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("| dtype | n | numpy.sum us | cpu us | gpu us | auto us (where) | pinned copy us | numpy GB/s | cpu GB/s | "
