@@ -3,8 +3,9 @@ thread), on the GPU (device="gpu": the staged copy) and as device="auto" chooses
 pinned-to-device copy of the same bytes (cupy), 2^10 to 2^30 elements: where the CPU beats the
 copy, which is what device="auto" needs to know. Medians of up to 2000 calls within 0.3 s each.
 Prints a table; nothing reads it.
-Usage: python3 scripts/probes/host_baseline.py [--cpus K] [float32|float64 ...]; --cpus K runs this
-process (the pool's threads and the staging lanes too) on its first K CPUs only, as on a smaller host.
+Usage: python3 scripts/probes/host_baseline.py [--cpus K] [--from E] [float32|float64 ...]; --cpus K
+runs this process (the pool's threads and the staging lanes too) on its first K CPUs only, as on a
+smaller host; --from E starts at 2^E elements (default 10).
 """
 import os
 import statistics
@@ -38,8 +39,12 @@ def pinned_copy(nbytes):
 
 def main():
     args = sys.argv[1:]
-    if args[:1] == ["--cpus"]:
-        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:int(args[1])])
+    first = 10
+    while args[:1] in (["--cpus"], ["--from"]):
+        if args[0] == "--cpus":
+            os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:int(args[1])])
+        else:
+            first = int(args[1])
         args = args[2:]
     dtypes = args or ["float32", "float64"]
     print(f"{len(os.sched_getaffinity(0))} CPUs, {cured.device_info()['name']}, "
@@ -48,7 +53,7 @@ def main():
           "gpu GB/s | copy GB/s | numpy / auto |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for dtype in dtypes:
-        for e in range(10, 31, 2):
+        for e in range(first, 31, 2):
             x = np.random.default_rng(e).standard_normal(1 << e, dtype=np.float64).astype(dtype)
             assert cured.sum(x, device="cpu").tobytes() == cured.sum(x, device="gpu").tobytes()
             where = cured.sum(x, timing=True).timing.device
