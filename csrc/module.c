@@ -390,12 +390,19 @@ static int parse_place(const char *device) {
     return -1;
 }
 
-/* device="auto" for host input: the CPU (cpu_tiles.c, the same bits) where it is faster than the
- * copy to the GPU, which is the GPU path's limit for host input. That is V9 (the other versions
- * teach the GPU, and V10's CPU code runs on one core) up to AUTO_CPU_BYTES. */
+/* device="auto" for host input: V9 on the CPU (cpu_tiles.c, the same bits) where it is faster than
+ * the GPU path, whose copy to the device both the bus (55 GB/s pinned on the H200's host) and the
+ * host's CPUs (each lane's memcpy into pinned memory) limit; the other versions teach the GPU, and
+ * V10's CPU code runs on one core. Measured on the H200's host, float32, wall time, the process held
+ * to K of its 16 CPUs (scripts/probes/host_baseline.py --cpus K, 2026-11-22 14:12 to 14:17 UTC):
+ * with 2 and 4 CPUs the CPU path was ahead up to 2^24 elements (64 MiB; 1.7x and 2.0x there) and 2 to
+ * 9% behind from 2^26; with 8, ahead up to 2^28 (7% to 27%) and 7% behind at 2^30; with all 16, ahead
+ * at every length from 2^10 to 2^30 (1.7x to 2.5x from 2^26: 84 to 108 GB/s against 39 to 50). */
 #define AUTO_CPU_BYTES ((int64_t)64 << 20)
+#define AUTO_CPU_ALWAYS_THREADS 8
 static int auto_picks_cpu(const cured_version *version, int64_t bytes) {
-    return version != NULL && version->tree == CURED_TREE_WARPS && bytes <= AUTO_CPU_BYTES;
+    return version != NULL && version->tree == CURED_TREE_WARPS &&
+           (bytes <= AUTO_CPU_BYTES || cured_pool_capacity() >= AUTO_CPU_ALWAYS_THREADS);
 }
 
 /* device="auto" needs a GPU, as device="gpu" does, also where it would sum on the CPU: a call gives

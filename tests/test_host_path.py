@@ -2,6 +2,8 @@
 threads ("lanes") copying at once, each chunk reduced while the next is copied. Whatever the chunk
 size and lane count, the sum has the bits of the one-shot order (the CPU model); the device holds
 only the lanes' buffers, so an input larger than the free device memory is summed too."""
+import os
+
 import numpy as np
 import pytest
 
@@ -88,13 +90,21 @@ def test_timing_of_host_input(seed):
     assert timing.total_s >= timing.h2d_s + timing.d2h_s
 
 
-def test_auto_sums_small_host_arrays_on_the_cpu_and_large_ones_on_the_gpu(seed):
-    """device="auto": V9 on the CPU up to 64 MiB (faster there than the copy; the same bits), on the
-    GPU beyond; other versions on the GPU; device arrays on their GPU."""
+def test_auto_picks_the_cpu_where_it_is_faster(seed):
+    """device="auto": V9 on the CPU up to 64 MiB, and beyond where the process may use 8 CPUs or
+    more (faster there than the copy; the same bits), else on the GPU; other versions on the GPU;
+    device arrays on their GPU. The process is held to 2 CPUs for the few-CPU case."""
     cupy = pytest.importorskip("cupy", reason="CuPy makes the device array")
     small, large = (random_array(seed, np.dtype("float32"), n) for n in (1 << 24, (1 << 24) + 1))
-    for x, where in [(small, "cpu"), (large, "gpu")]:
-        value, timing = cured.sum(x, timing=True)
-        assert timing.device == where and same_bits(value, cured._cured.model_sum(x, 9)), where
+    cpus = os.sched_getaffinity(0)
+    try:
+        for allowed in ({min(cpus), max(cpus)}, cpus):
+            os.sched_setaffinity(0, allowed)
+            beyond = "cpu" if len(allowed) >= 8 else "gpu"
+            for x, where in [(small, "cpu"), (large, beyond)]:
+                value, timing = cured.sum(x, timing=True)
+                assert timing.device == where and same_bits(value, cured._cured.model_sum(x, 9)), (len(allowed), where)
+    finally:
+        os.sched_setaffinity(0, cpus)
     assert cured.sum(small, version=8, timing=True).timing.device == "gpu"
     assert cured.sum(cupy.asarray(small), timing=True).timing.device == "gpu"
