@@ -7,7 +7,10 @@ already where the call finds it. Beside them, in the same run:
               all from C (cured._cured.floor): what no call that returns a GPU result can beat;
   host_async  the host time of a call that only queues the sum: cured.sum(x, out=device_element)
               against torch.sum(t) with no .item();
-  end_to_end  cured.sum and numpy.sum on the same NumPy array in host memory.
+  end_to_end  on the same NumPy array in host memory: cured.sum as users call it (device="auto"),
+              on each place forced (subjects "cured-cpu" and "cured-gpu"), numpy.sum, and a
+              synchronous copy of its bytes from pinned host memory to the GPU ("pinned_copy": the
+              bus's ceiling for any GPU path that reads host memory).
 The device arrays are one buffer seen through each library (DLPack and the CUDA Array Interface
 share it), filled with standard-normal values on the GPU.
 """
@@ -167,7 +170,11 @@ def latency(
                 if host:
                     h = cupy.asnumpy(c) if c is not None else t.cpu().numpy()
                     row("cured", "host", "end_to_end", _wall(lambda: cured_sum(h), repeats, budget_s))
+                    for place in ("cpu", "gpu"):
+                        row(f"cured-{place}", "host", "end_to_end",
+                            _wall(lambda place=place: cured_sum(h, device=place), repeats, budget_s))
                     row("numpy", "host", "end_to_end", _wall(lambda: np.sum(h), repeats, budget_s))
+                    row("pinned_copy", "host", "end_to_end", _wall(_pinned_copy(h.nbytes, cupy, torch), repeats, budget_s))
                     del h
                 del inputs, base, c, t
                 if cupy is not None:
@@ -176,6 +183,16 @@ def latency(
                     torch.cuda.empty_cache()
 
     return LatencyResult(rows, missing)
+
+
+def _pinned_copy(nbytes: int, cupy: Any, torch: Any) -> Callable[[], Any]:
+    """A synchronous copy of nbytes from pinned host memory to the current GPU."""
+    if cupy is not None:
+        host, device = cupy.cuda.alloc_pinned_memory(nbytes), cupy.empty(nbytes, cupy.uint8)
+        kind = cupy.cuda.runtime.memcpyHostToDevice
+        return lambda: cupy.cuda.runtime.memcpy(device.data.ptr, host.ptr, nbytes, kind)
+    host, device = torch.empty(nbytes, dtype=torch.uint8).pin_memory(), torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    return lambda: device.copy_(host)  # synchronous: a pinned source copies with non_blocking=False
 
 
 @contextlib.contextmanager
@@ -233,16 +250,29 @@ def latency_tables(rows: Sequence[Row]) -> str:
                                                    for s, i in subjects] for n in lengths]
             out.append(f"Host time of a queued call, not waited for (median us), {dtype}: cured.sum(x, out=device "
                        f"element) and torch.sum(t):\n\n" + markdown(header, lines))
-        host = select(mine, measure="end_to_end")
+        host = select(mine, measure="end_to_end", input="host")
         if host:
-            lines = []
-            for n in lengths:
-                c, p = lookup(host, subject="cured", n=n), lookup(host, subject="numpy", n=n)
-                lines.append([f"2^{n.bit_length() - 1}", us(c.median if c else None), us(p.median if p else None),
-                              f"{p.median / c.median:.2f}" if c and p else ""])
-            out.append(f"From a NumPy array in host memory (median us), {dtype}:\n\n"
-                       + markdown(["length", "cured.sum", "numpy.sum", "numpy / cured"], lines))
+            out.append(f"From a NumPy array in host memory (median us), {dtype}:\n\n" + host_table(host, lengths))
     return "\n\n".join(out) + "\n"
+
+
+def host_table(rows: Sequence[Row], lengths: Sequence[int]) -> str:
+    """Wall time of a sum of a NumPy array: cured.sum (device="auto"), each place forced, numpy.sum
+    and the pinned copy; numpy.sum over cured.sum, and the GPU path's bandwidth as a share of the
+    copy's."""
+    from .results import lookup
+
+    subjects = [("cured", 'cured.sum'), ("cured-cpu", 'device="cpu"'), ("cured-gpu", 'device="gpu"'),
+                ("numpy", "numpy.sum"), ("pinned_copy", "pinned copy")]
+    present = [(s, label) for s, label in subjects if any(r.subject == s for r in rows)]
+    lines = []
+    for n in lengths:
+        get = {s: lookup(rows, subject=s, n=n) for s, _ in present}
+        cured, numpy, gpu, copy = (get.get(s) for s in ("cured", "numpy", "cured-gpu", "pinned_copy"))
+        lines.append([f"2^{n.bit_length() - 1}"] + [us(r.median if r else None) for r in get.values()]
+                     + [f"{numpy.median / cured.median:.2f}" if cured and numpy else "",
+                        f"{copy.median / gpu.median:.2f}" if copy and gpu else ""])
+    return markdown(["length"] + [label for _, label in present] + ["numpy / cured", "GPU path / copy"], lines)
 
 
 def _call(subject: str) -> str:

@@ -129,18 +129,20 @@ def queued(files):
 
 
 def host(files):
-    lines = []
+    """Host arrays (`python -m cured --latency`): cured.sum as called (device="auto"), each place
+    forced, numpy.sum and the pinned copy, a table a GPU and dtype."""
+    from cured.walltime import host_table
+
+    subjects = ("cured", "cured-cpu", "cured-gpu", "numpy", "pinned_copy")
+    out = []
     for h, rows in files:
-        e = select(rows, measure="end_to_end", input="host")
+        e = select(rows, measure="end_to_end", input="host", subject=subjects)
         for dtype in ("float32", "float64"):
-            for n in (1 << 10, 1 << 16, 1 << 20, 1 << 24, 1 << 28, 1 << 30):
-                c, p = lookup(e, subject="cured", n=n, dtype=dtype), lookup(e, subject="numpy", n=n, dtype=dtype)
-                if c and p:
-                    item = 4 if dtype == "float32" else 8
-                    lines.append([short(h["device"]["name"]), dtype, f"2^{n.bit_length() - 1}", us(c.median), us(p.median),
-                                  f"{p.median / c.median:.2f}", f"{item * n / c.median / 1e9:.1f}"])
-    return markdown(["GPU", "dtype", "length", "cured.sum us", "numpy.sum us", "numpy / cured", "cured GB/s"], lines,
-                    "lllrrrr")
+            d = select(e, dtype=dtype)
+            if d:
+                out.append(f"{short(h['device']['name'])}, {dtype} ({d[0].date}):\n\n" +
+                           host_table(d, sorted({r.n for r in d})))
+    return "\n\n".join(out)
 
 
 def exact(files, lengths=(1 << 10, 1 << 16, 1 << 20, 1 << 26, 1 << 28, 1 << 30)):

@@ -79,3 +79,18 @@ def test_axis_table_reads_cub_where_a_case_has_it():
                         "cured / best peer | cured / V9 flat |")
     assert lines[2] == "| float32 | (2^20,) axis 0 | 4 | 2 | 2 | 1 | 4 | 2.00 | 1.00 |"
     assert lines[3] == "| float32 | (1024, 1024) axis 0 | 2 |  | 4 | 1 | 4 | 0.50 | 0.50 |"
+
+
+def test_host_table_reads_each_place_and_the_copy():
+    from cured.walltime import host_table
+
+    rows = [row(n=n, input="host", measure="end_to_end", subject=subject, median=seconds)
+            for n, timings in [(1024, {"cured": 2e-6, "cured-cpu": 2e-6, "cured-gpu": 4e-5, "numpy": 3e-6,
+                                       "pinned_copy": 1e-5}),
+                               (1 << 30, {"cured": 0.05, "cured-gpu": 0.08, "numpy": 0.5, "pinned_copy": 0.072})]
+            for subject, seconds in timings.items()]
+    lines = host_table(rows, [1024, 1 << 30]).splitlines()
+    assert lines[0] == ('| length | cured.sum | device="cpu" | device="gpu" | numpy.sum | pinned copy | numpy / cured | '
+                        'GPU path / copy |')
+    assert lines[2] == "| 2^10 | 2.0 | 2.0 | 40.0 | 3.0 | 10.0 | 1.50 | 0.25 |"
+    assert lines[3] == "| 2^30 | 50,000 |  | 80,000 | 500,000 | 72,000 | 10.00 | 0.90 |"
