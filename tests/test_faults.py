@@ -17,14 +17,15 @@ INVALID_VALUE = 1  # cudaErrorInvalidValue: an ordinary, not sticky, error
 def test_the_hook_fails_the_armed_call_once():
     """The armed call fails, once: the sum raises its error, or gets past it (cured_device_ready
     retries a failed cudaGetDevice) with the right bits. Without a GPU, device="auto"'s first CUDA
-    call is cudaGetDeviceCount, so the injected error, not the missing GPU's, reaches the caller."""
+    call is cudaGetDeviceCount, so the injected error, not the missing GPU's, reaches the caller;
+    with one, the GPU path (auto would sum this array on the CPU, with no CUDA call)."""
     x = np.arange(1000, dtype=np.float32)
     no_gpu = cured.device_count() == 0
     try:
         for error, raised in [(OUT_OF_MEMORY, MemoryError), (INVALID_VALUE, cured.CudaError)]:
             cured._cured._fault(1, error)
             try:
-                got = cured.sum(x)
+                got = cured.sum(x, device="auto" if no_gpu else "gpu")
             except raised as e:
                 assert error == OUT_OF_MEMORY or e.code == INVALID_VALUE, e
             else:
