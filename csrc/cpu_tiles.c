@@ -35,10 +35,13 @@
 #define THREADS 256 /* V9's block */
 #define VECTORS 8   /* V9's vectors a thread a step */
 
-/* Below this many input bytes the caller's thread sums alone (waking the pool costs more). */
-#define PARALLEL_BYTES ((int64_t)1 << 20)
-/* A thread for every this many input bytes, up to the CPUs. */
-#define BYTES_A_THREAD ((int64_t)1 << 19)
+/* Below this many input bytes the caller's thread sums alone: waking the pool's threads cost 5 to
+ * 25 us on the H100's 16-CPU host (a virtual machine, 2026-11-22, scripts/probes/cpu_threads.py),
+ * where one thread summed 1 MiB in 30 to 34 us and two threads took 44 to 50. */
+#define PARALLEL_BYTES ((int64_t)2 << 20)
+/* A thread for every this many input bytes, up to the CPUs: once the pool wakes, more threads
+ * cost little more (2 MiB: 8 threads 45 to 50 us, 4 threads 51 to 55). */
+#define BYTES_A_THREAD ((int64_t)1 << 18)
 
 /* The test hook's settings (cured_set_cpu_tiles). */
 static _Atomic int threads_setting = 0;
@@ -63,6 +66,14 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /* ---- one vector of every thread: lanes[i] += element j of thread i's vector, j in order ------ */
 
 typedef void (*add_block_fn)(void *lanes, const void *block);
+
+/* A kernel may keep the chains in lanes[] in an order of its own (the AVX2 ones keep the order their
+ * in-lane transposes leave, which saves the cross-lane shuffles); `to_thread_order`, where not
+ * NULL, puts them back in thread order before the block's tree. */
+typedef struct {
+    add_block_fn add;
+    void (*to_thread_order)(void *lanes);
+} block_adder;
 
 #define CONVERT_VALUE(ACC_T, x) ((ACC_T)(x))
 #define CONVERT_BOOL(ACC_T, x) ((ACC_T)((x) != 0))
@@ -99,27 +110,30 @@ FOR_EACH_INPUT(DEFINE_ADD_BLOCK, double, f64)
 
 /* The plain C chains, by input dtype and accumulator (float, double); `fast` starts as a copy and
  * takes the SIMD functions the CPU can run. */
-#define PAIR(d) {add_##d##_f32, add_##d##_f64}
-static const add_block_fn plain[CURED_NUM_DTYPES][2] = {PAIR(bool), PAIR(i8),  PAIR(i16), PAIR(i32),
+#define PAIR(d) {{add_##d##_f32, NULL}, {add_##d##_f64, NULL}}
+static const block_adder plain[CURED_NUM_DTYPES][2] = {PAIR(bool), PAIR(i8),  PAIR(i16), PAIR(i32),
                                                          PAIR(i64),  PAIR(u8),  PAIR(u16), PAIR(u32),
                                                          PAIR(u64),  PAIR(f16), PAIR(f32), PAIR(f64)};
 #undef PAIR
-static add_block_fn fast[CURED_NUM_DTYPES][2];
+static block_adder fast[CURED_NUM_DTYPES][2];
 
 #ifdef CURED_AVX2
-/* float32 into float: 8 threads a register. Loads put threads i..i+3 in the low 128-bit half and
- * i+4..i+7 in the high one, so that the in-lane 4x4 transposes leave them in order. */
+/* float32 into float: 8 threads a register. Whole 32-byte loads hold two threads' vectors, one in
+ * each 128-bit half, and in-lane 4x4 transposes (4 unpacks, 4 shuffles) give element j of threads
+ * i+0, 2, 4, 6 | 1, 3, 5, 7: lanes keep that order (restored by f32_to_thread_order). Loading
+ * threads i..i+3 into the low halves instead cost 4 more shuffle-port inserts; 15% faster without
+ * them (2026-11-22, EPYC, L2-resident input). */
 __attribute__((target("avx2"))) static void add_f32_f32_avx2(void *lanes_, const void *block_) {
     float *lanes = (float *)lanes_;
     const float *block = (const float *)block_;
     for (int i = 0; i < THREADS; i += 8) {
         const float *p = block + i * 4;
-        const __m256 r0 = _mm256_loadu2_m128(p + 16, p), r1 = _mm256_loadu2_m128(p + 20, p + 4);
-        const __m256 r2 = _mm256_loadu2_m128(p + 24, p + 8), r3 = _mm256_loadu2_m128(p + 28, p + 12);
+        const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + 8);
+        const __m256 r2 = _mm256_loadu_ps(p + 16), r3 = _mm256_loadu_ps(p + 24);
         const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
         const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
         __m256 a = _mm256_loadu_ps(lanes + i);
-        a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0x44)); /* element 0 of threads i..i+7 */
+        a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0x44)); /* element 0 */
         a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0xEE)); /* element 1 */
         a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0x44)); /* element 2 */
         a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0xEE)); /* element 3 */
@@ -127,17 +141,35 @@ __attribute__((target("avx2"))) static void add_f32_f32_avx2(void *lanes_, const
     }
 }
 
-/* float64 into double: 4 threads a register, threads i, i+2 and i+1, i+3 loaded together. */
+static void f32_to_thread_order(void *lanes_) {
+    float *lanes = (float *)lanes_, kept[8];
+    for (int i = 0; i < THREADS; i += 8) {
+        memcpy(kept, lanes + i, sizeof kept);
+        for (int k = 0; k < 4; ++k) lanes[i + 2 * k] = kept[k], lanes[i + 2 * k + 1] = kept[4 + k];
+    }
+}
+
+/* float64 into double: 4 threads a register; whole 32-byte loads and in-lane unpacks give threads
+ * i+0, 2 | 1, 3 (restored by f64_to_thread_order), 20% faster than inserting halves. */
 __attribute__((target("avx2"))) static void add_f64_f64_avx2(void *lanes_, const void *block_) {
     double *lanes = (double *)lanes_;
     const double *block = (const double *)block_;
     for (int i = 0; i < THREADS; i += 4) {
         const double *p = block + i * 2;
-        const __m256d r0 = _mm256_loadu2_m128d(p + 4, p), r1 = _mm256_loadu2_m128d(p + 6, p + 2);
+        const __m256d r0 = _mm256_loadu_pd(p), r1 = _mm256_loadu_pd(p + 4);
         __m256d a = _mm256_loadu_pd(lanes + i);
         a = _mm256_add_pd(a, _mm256_unpacklo_pd(r0, r1));
         a = _mm256_add_pd(a, _mm256_unpackhi_pd(r0, r1));
         _mm256_storeu_pd(lanes + i, a);
+    }
+}
+
+static void f64_to_thread_order(void *lanes_) {
+    double *lanes = (double *)lanes_;
+    for (int i = 0; i < THREADS; i += 4) {
+        const double kept = lanes[i + 1];
+        lanes[i + 1] = lanes[i + 2];
+        lanes[i + 2] = kept;
     }
 }
 
@@ -192,10 +224,10 @@ static void choose_fast(void) {
     memcpy(fast, plain, sizeof fast);
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2")) return;
-    fast[CURED_FLOAT32][0] = add_f32_f32_avx2;
-    fast[CURED_FLOAT64][1] = add_f64_f64_avx2;
-    fast[CURED_FLOAT32][1] = add_f32_f64_avx2;
-    if (__builtin_cpu_supports("f16c")) fast[CURED_FLOAT16][0] = add_f16_f32_avx2;
+    fast[CURED_FLOAT32][0] = (block_adder){add_f32_f32_avx2, f32_to_thread_order};
+    fast[CURED_FLOAT64][1] = (block_adder){add_f64_f64_avx2, f64_to_thread_order};
+    fast[CURED_FLOAT32][1] = (block_adder){add_f32_f64_avx2, NULL};
+    if (__builtin_cpu_supports("f16c")) fast[CURED_FLOAT16][0] = (block_adder){add_f16_f32_avx2, NULL};
 }
 #else
 static void choose_fast(void) { memcpy(fast, plain, sizeof fast); }
@@ -209,20 +241,26 @@ typedef struct {
     cured_dtype dtype;
     int64_t n;
     cured_tiles t;
-    add_block_fn add;
+    block_adder adder;
     void *partials;     /* t.tiles accumulators */
     int64_t tiles_a_task;
 } tiles_job;
 
 /* The WARPS tree over s[0, 256), as the kernel's shuffles and the model's TREE add. */
 #define DEFINE_TILES(ACC_T, SUFFIX)                                                                \
+    /* One level of every warp's shuffle tree at once: a constant stride, so the loops vectorise   \
+     * (a tenth of a tile's time when the strides were run-time values). */                     \
+    static inline __attribute__((always_inline)) void warps_level_##SUFFIX(ACC_T *s, int stride) { \
+        for (int w = 0; w < THREADS; w += 32)                                                      \
+            for (int k = 0; k < stride; ++k) s[w + k] += s[w + k + stride];                        \
+    }                                                                                              \
     static ACC_T warps_tree_##SUFFIX(ACC_T *s) {                                                   \
-        for (int w = 0; w < THREADS / 32; ++w) {                                                   \
-            ACC_T *lane = s + 32 * w;                                                              \
-            for (int stride = 16; stride > 0; stride /= 2)                                         \
-                for (int k = 0; k < stride; ++k) lane[k] += lane[k + stride];                      \
-            s[w] = lane[0];                                                                        \
-        }                                                                                          \
+        warps_level_##SUFFIX(s, 16);                                                               \
+        warps_level_##SUFFIX(s, 8);                                                                \
+        warps_level_##SUFFIX(s, 4);                                                                \
+        warps_level_##SUFFIX(s, 2);                                                                \
+        warps_level_##SUFFIX(s, 1);                                                                \
+        for (int w = 0; w < THREADS / 32; ++w) s[w] = s[32 * w];                                   \
         for (int stride = THREADS / 64; stride > 0; stride /= 2)                                   \
             for (int k = 0; k < stride; ++k) s[k] += s[k + stride];                                \
         return s[0];                                                                               \
@@ -243,8 +281,9 @@ typedef struct {
                 memset(padded + inside, 0, sizeof padded - inside);                                \
                 at = (const char *)padded;                                                         \
             }                                                                                      \
-            job->add(lanes, at);                                                                   \
+            job->adder.add(lanes, at);                                                             \
         }                                                                                          \
+        if (job->adder.to_thread_order != NULL) job->adder.to_thread_order(lanes);                 \
         return warps_tree_##SUFFIX(lanes);                                                         \
     }                                                                                              \
                                                                                                    \

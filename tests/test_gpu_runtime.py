@@ -2,6 +2,9 @@
 import os
 import resource
 import signal
+import subprocess
+import sys
+import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -127,3 +130,53 @@ def test_fork_child_gets_a_clear_error_not_a_hang(seed):
     os.close(read)
     assert code in (b"\x00", b"\x01"), code  # works afresh, or a clear CudaError
     assert same_bits(cured.sum(x, device="gpu"), expected) and same_bits(cured.sum(big, device="cpu"), expected_big)
+
+
+# The child of test_interpreter_exit_with_work_in_flight: threads busy in cured (the GIL released)
+# and, for device input, sums queued into a device out= that nobody waits for, when the main thread
+# leaves the interpreter. Python freezes daemon threads at exit; the C code under them must not
+# hang the exit or crash it.
+EXIT_CHILD = textwrap.dedent("""
+    import sys, threading, time
+    import numpy as np
+    import cured
+    place, seed = sys.argv[1], int(sys.argv[2])
+    x = np.random.default_rng(seed).standard_normal(1 << 24, dtype=np.float32)  # 64 MiB: staged lanes
+    if place == "device-out":
+        import cupy
+        x = cupy.asarray(x)
+        outs = [cupy.zeros((), np.float32) for _ in range(64)]
+    calls = []
+
+    def keep_summing():
+        while True:
+            cured.sum(x, device="gpu" if place == "device-out" else place)
+            calls.append(1)
+
+    for _ in range(3):
+        threading.Thread(target=keep_summing, daemon=True).start()
+    while len(calls) < 6:
+        time.sleep(0.001)
+    if place == "device-out":
+        for o in outs:  # queued; the process leaves before they finish
+            cured.sum(x, out=o)
+    print("leaving", len(calls), flush=True)
+    sys.exit(0)
+""")
+
+
+@pytest.mark.fresh_gpu  # a process of its own on the GPU: before this one opens a context
+@pytest.mark.parametrize("place", ["gpu", "cpu", "device-out"])
+def test_interpreter_exit_with_work_in_flight(seed, place):
+    """Leaving Python while other threads are inside cured.sum (host input staged on the GPU's lanes,
+    summed on the CPU's pool, or device input with sums queued into out=) neither hangs nor crashes."""
+    if place == "device-out":
+        pytest.importorskip("cupy", reason="CuPy makes the device arrays")
+    for attempt in range(3):  # leave at different moments of the work
+        try:
+            done = subprocess.run([sys.executable, "-c", EXIT_CHILD, place, str(seed + attempt)],
+                                  capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the interpreter hung at exit with cured.sum on {place!r} in flight")
+        assert done.returncode == 0 and done.stdout.startswith("leaving"), (done.returncode, done.stdout, done.stderr)
+        assert done.stderr == "", done.stderr
