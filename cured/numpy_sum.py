@@ -350,37 +350,43 @@ def _shape_of_device(x) -> tuple:
 
 
 class _TorchInterface:
-    """A PyTorch CUDA tensor as a CUDA Array Interface 3: its own interface (version 2, no stream)
-    with the stream PyTorch's pending work on its device is on."""
+    """A PyTorch CUDA tensor as a CUDA Array Interface 3, with the stream PyTorch's pending work on
+    its device is on."""
 
     __slots__ = ("__cuda_array_interface__", "tensor")
 
-    def __init__(self, interface: dict, stream: int, tensor: Any):
-        self.__cuda_array_interface__ = dict(interface, version=3, stream=stream)
+    def __init__(self, interface: dict, tensor: Any):
+        self.__cuda_array_interface__ = interface
         self.tensor = tensor  # keeps the memory alive for the call
 
 
-_torch_dtypes: frozenset = frozenset()
+_torch_typestr: dict = {}
 
 
 def _torch_view(x: Any) -> Any:
     """A CUDA tensor as _TorchInterface, or x itself. PyTorch's DLPack export orders its work
-    through Python objects (streams, events) and costs about 16 us a call on an H200; its CUDA Array
-    Interface and its current stream's handle cost about 4, with the same ordering: the sum then
-    runs on that stream. Tensors that PyTorch refuses to export (requiring grad) or whose dtype it
-    cannot describe there (bfloat16, complex) keep DLPack and its errors."""
-    global _torch_dtypes
+    through Python objects (streams, events) and costs about 16 us a call on an H200; its own CUDA
+    Array Interface property builds a table of every dtype each call. This builds the same interface
+    (C order: strides None) from the tensor's attributes and PyTorch's current stream, with the
+    same ordering: the sum then runs on that stream. Tensors that PyTorch refuses to export
+    (requiring grad, not strided) or whose dtype an interface cannot describe (bfloat16, complex)
+    keep DLPack and its errors."""
     torch = sys.modules["torch"]
-    if type(x) is not torch.Tensor or not x.is_cuda or x.requires_grad:
+    if type(x) is not torch.Tensor or not x.is_cuda or x.requires_grad or x.layout is not torch.strided:
         return x
-    if not _torch_dtypes:
-        _torch_dtypes = frozenset(getattr(torch, name) for name in (
+    if not _torch_typestr:
+        _torch_typestr.update((getattr(torch, name), np.dtype(name).str) for name in (
             "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
             "float64") if hasattr(torch, name))
-    if x.dtype not in _torch_dtypes:
+    typestr = _torch_typestr.get(x.dtype)
+    if typestr is None:
         return x
     index = x.get_device()
     current = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     stream = current(index) if current is not None else torch.cuda.current_stream(index).cuda_stream
+    item = x.element_size()
     # 0 is PyTorch's default stream, the legacy one; the interface spells it 1 (0 is not allowed).
-    return _TorchInterface(x.__cuda_array_interface__, stream or 1, x)
+    return _TorchInterface({
+        "typestr": typestr, "shape": tuple(x.shape),
+        "strides": None if x.is_contiguous() else tuple(s * item for s in x.stride()),
+        "data": (x.data_ptr() if x.numel() else 0, False), "version": 3, "stream": stream or 1}, x)
