@@ -112,6 +112,19 @@ CURED_HD void cured_exact_normalize(int64_t *limb, int low, int high) {
     limb[high] += carry;
 }
 
+/* The index of the highest set bit of x, which is not 0: one instruction where there is one. */
+CURED_HD int cured_highest_bit(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    return 63 - __clzll((long long)x);
+#elif defined(__GNUC__)
+    return 63 - __builtin_clzll(x);
+#else
+    int i = 63;
+    while (!((x >> i) & 1)) --i;
+    return i;
+#endif
+}
+
 /* Bits [low, low + 64) of the magnitude held in 32-bit words mag[first, last]; words outside are 0. */
 CURED_HD uint64_t cured_exact_bits(const uint32_t *mag, int first, int last, int low) {
     uint64_t out = 0;
@@ -126,10 +139,33 @@ CURED_HD uint64_t cured_exact_bits(const uint32_t *mag, int first, int last, int
     return out;
 }
 
+/* The index of the lowest set bit of x, which is not 0. */
+CURED_HD int cured_lowest_bit(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    return __ffsll((long long)x) - 1;
+#elif defined(__GNUC__)
+    return __builtin_ctzll(x);
+#else
+    int i = 0;
+    while (!((x >> i) & 1)) ++i;
+    return i;
+#endif
+}
+
+/* Word k of the magnitude of the two's-complement integer in limbs (normalized: words of 32 bits),
+ * read in place: negating leaves the words below the lowest non-zero one zero, adds one to the
+ * complement of that one, and complements those above. */
+CURED_HD uint32_t cured_exact_magnitude_word(const int64_t *limb, int k, int negative, int lowest_nonzero) {
+    const uint32_t w = (uint32_t)limb[k];
+    if (!negative) return w;
+    return k < lowest_nonzero ? 0u : k == lowest_nonzero ? ~w + 1u : ~w;
+}
+
 /* The state normalized over limbs [low, high] (cured_exact_normalize) rounded once, to nearest
  * with ties to even, to the precision and exponent range of `to` (float16, float32 or float64), as
  * a double that holds that value exactly (an infinity where the rounded value is beyond the range,
- * a NaN where IEEE gives one). */
+ * a NaN where IEEE gives one). No copy and no loop but two over [low, high]: on the GPU one thread
+ * runs it, at the end of every sum. */
 CURED_HD double cured_exact_round(const int64_t *limb, int low, int high, uint64_t flags, cured_dtype to) {
     const int precision = to == CURED_FLOAT16 ? 11 : to == CURED_FLOAT32 ? 24 : 53;
     const int max_exponent = to == CURED_FLOAT16 ? 15 : to == CURED_FLOAT32 ? 127 : 1023;
@@ -138,46 +174,45 @@ CURED_HD double cured_exact_round(const int64_t *limb, int low, int high, uint64
     if (flags & CURED_EXACT_POS_INF) return INFINITY;
     if (flags & CURED_EXACT_NEG_INF) return -INFINITY;
 
-    /* Sign and magnitude of the two's-complement integer: the magnitude fits in [low, high]. */
+    /* Sign, and the lowest and highest non-zero words of the magnitude (negating keeps the lowest). */
     const int negative = limb[high] < 0;
-    uint32_t mag[CURED_EXACT_LIMBS];
-    uint64_t borrow = (uint64_t)negative;
-    int top = -1; /* the highest non-zero word */
-    for (int k = low; k <= high; ++k) {
-        uint64_t w = (uint32_t)limb[k];
-        if (negative) {
-            w = (uint64_t)(uint32_t)~(uint32_t)w + borrow;
-            borrow = w >> 32;
-        }
-        mag[k] = (uint32_t)w;
-        if (mag[k] != 0) top = k;
-    }
-    if (top < 0) { /* exactly zero: -0.0 only when every element was -0.0 */
+    int lowest_nonzero = -1;
+    for (int k = low; k <= high && lowest_nonzero < 0; ++k)
+        if ((uint32_t)limb[k] != 0) lowest_nonzero = k;
+    if (lowest_nonzero < 0) { /* exactly zero: -0.0 only when every element was -0.0 */
         const int all_negative_zero = (flags & CURED_EXACT_NONEMPTY) && !(flags & CURED_EXACT_SIGN_CLEAR);
         return all_negative_zero ? -0.0 : 0.0;
     }
-    int highest = 32 * top + 31; /* the highest set bit */
-    while (!((mag[top] >> (highest & 31)) & 1)) --highest;
+#define CURED_MAGNITUDE(k) cured_exact_magnitude_word(limb, (k), negative, lowest_nonzero)
+    int top = high;
+    while (CURED_MAGNITUDE(top) == 0) --top;
+    const int highest = 32 * top + cured_highest_bit(CURED_MAGNITUDE(top)); /* the highest set bit */
+    const int lowest = 32 * lowest_nonzero + cured_lowest_bit(CURED_MAGNITUDE(lowest_nonzero));
 
     /* The result's last place: `precision` bits below the highest, but never below the smallest
      * subnormal's. Then round half to even on the bits below it. */
     const int subnormal_ulp = min_exponent - (precision - 1) - CURED_EXACT_UNIT_EXP;
     int ulp = highest - (precision - 1);
     if (ulp < subnormal_ulp) ulp = subnormal_ulp;
-    uint64_t q = ulp > highest ? 0 : cured_exact_bits(mag, low, top, ulp) & ((UINT64_C(1) << (highest - ulp + 1)) - 1);
-    const int round_word = (ulp - 1) >> 5;
-    const int round_bit = ulp >= 1 && round_word >= low && round_word <= top && ((mag[round_word] >> ((ulp - 1) & 31)) & 1);
-    int sticky = 0;
-    for (int k = low; k <= top && 32 * k < ulp - 1; ++k) {
-        const int bits_here = ulp - 1 - 32 * k; /* bits of word k below the round bit */
-        const uint32_t below = bits_here >= 32 ? mag[k] : mag[k] & ((UINT32_C(1) << bits_here) - 1);
-        sticky |= below != 0;
+    uint64_t q = 0; /* bits [ulp, highest] */
+    for (int j = 0; j < 3 && ulp <= highest; ++j) {
+        const int word = (ulp >> 5) + j;
+        if (word < lowest_nonzero || word > top) continue;
+        const int at = 32 * j - (ulp & 31); /* where the word's bit 0 lands in q */
+        const uint64_t w = CURED_MAGNITUDE(word);
+        if (at >= 0) q |= at < 64 ? w << at : 0;
+        else q |= w >> -at;
     }
+    if (ulp <= highest && highest - ulp < 63) q &= (UINT64_C(1) << (highest - ulp + 1)) - 1;
+    const int round_word = (ulp - 1) >> 5;
+    const int round_bit = ulp >= 1 && round_word >= lowest_nonzero && round_word <= top &&
+                          ((CURED_MAGNITUDE(round_word) >> ((ulp - 1) & 31)) & 1);
+    const int sticky = lowest < ulp - 1;
+#undef CURED_MAGNITUDE
     if (round_bit && (sticky || (q & 1))) ++q;
     /* The rounded value is q x 2^(ulp - 1074), q <= 2^precision: beyond the largest finite value it
      * is an infinity. */
-    int q_highest = 63;
-    while (q_highest > 0 && !((q >> q_highest) & 1)) --q_highest;
+    const int q_highest = q != 0 ? cured_highest_bit(q) : 0;
     double value;
     if (q != 0 && q_highest + ulp + CURED_EXACT_UNIT_EXP > max_exponent) value = INFINITY;
     else value = ldexp((double)q, ulp + CURED_EXACT_UNIT_EXP);

@@ -48,7 +48,17 @@ def cancelling(rng, dtype, n):
     return x
 
 
-GENERATORS = {"normal": normal, "wide_range": wide_range, "cancelling": cancelling}
+def outliers(rng, dtype, n):
+    """Standard-normal data with about one element in 40 replaced by a huge or a tiny one (any
+    exponent): most of V10's steps are then mixed, a step's fast window refused or undone
+    (csrc/kernels/v10_exact.cu), beside steps that keep it."""
+    x = normal(rng, dtype, n)
+    at = np.flatnonzero(rng.random(n) < 1 / 40)
+    x[at] = wide_range(rng, dtype, at.size)
+    return x
+
+
+GENERATORS = {"normal": normal, "wide_range": wide_range, "cancelling": cancelling, "outliers": outliers}
 
 
 def check(x, got, dtype=None):
@@ -90,6 +100,9 @@ TRICKY = {
     "inf_minus_inf": np.array([np.inf, -np.inf], f32),
     "half_inf": np.array([65504.0, 65504.0, -65504.0], f16),
     "half_overflow": np.array([65504.0, 16.0], f16),
+    # a float64 NaN whose high word is an infinity's (its payload in the low word only)
+    "nan_low_payload": np.array([1.0, np.uint64(0x7FF0000000000001).view(np.float64), 2.0]),
+    "nan_among_many": np.concatenate([np.full(100, 0.5, f32), [np.float32(np.nan)], np.full(100, 0.25, f32)]),
 }
 
 

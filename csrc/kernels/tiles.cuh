@@ -24,13 +24,13 @@ __device__ __forceinline__ void load_vector(const In *p, In (&v)[V]) {
 
 // One thread's share of one tile: a tile is t.steps steps; in each, thread `thread` of `Threads`
 // loads vectors u = 0 .. Vectors - 1 at vector index (u * Threads + thread) of the step, so each
-// of a warp's loads covers 512 contiguous bytes. All loads of a step are issued before the first
-// element is used; then element(x) runs for each element in (vector, element) order, and
-// step_done() after the step. In the tile that holds the end of the input, a vector that is not
-// wholly inside is loaded element by element, `pad` past the end.
-template <int Threads, int Vectors, class In, bool Aligned, class Element, class StepDone>
-__device__ __forceinline__ void for_tile_elements(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
-                                                  unsigned thread, In pad, Element element, StepDone step_done) {
+// of a warp's loads covers 512 contiguous bytes. All loads of a step are issued before any element
+// is used; then step(v) is given the step's elements, v[vector][element]. In the tile that holds
+// the end of the input, a vector that is not wholly inside is loaded element by element, `pad` past
+// the end.
+template <int Threads, int Vectors, class In, bool Aligned, class Step>
+__device__ __forceinline__ void for_tile_steps(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
+                                               unsigned thread, In pad, Step step) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     const bool whole = tile_begin + t.tile <= n;
     for (int64_t s = 0; s < t.steps; ++s) {
@@ -46,12 +46,23 @@ __device__ __forceinline__ void for_tile_elements(const In *in, int64_t n, int64
                 for (int j = 0; j < V; ++j) v[u][j] = first + j < n ? in[first + j] : pad;
             }
         }
+        step(v);
+    }
+}
+
+// The same walk, element by element: element(x) runs for each element of a step in (vector,
+// element) order, then step_done().
+template <int Threads, int Vectors, class In, bool Aligned, class Element, class StepDone>
+__device__ __forceinline__ void for_tile_elements(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
+                                                  unsigned thread, In pad, Element element, StepDone step_done) {
+    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
+    for_tile_steps<Threads, Vectors, In, Aligned>(in, n, tile_begin, t, thread, pad, [&](In (&v)[Vectors][V]) {
 #pragma unroll
         for (int u = 0; u < Vectors; ++u)
 #pragma unroll
             for (int j = 0; j < V; ++j) element(v[u][j]);
         step_done();
-    }
+    });
 }
 
 // A grid of `waves` waves of as many blocks of `Kernel` (launched with `threads` threads) as fit an

@@ -10,7 +10,8 @@
 // flight a thread, a grid of two waves, one launch; integer accumulators run V9's kernel, whose
 // sums are exact already.
 //
-// Where the bits go, in three levels:
+// Where the bits go, in three levels, decided a step at a time (32 float32, 16 float64, 64 float16
+// a thread), with no branch an element:
 //  1. Registers, the fast window. Each thread keeps kBins floating accumulators ("bins", as in
 //     Demmel and Nguyen's reproducible summation), bin k holding multiples of 2^b_k, b_k =
 //     kTop - (k + 1) kBinBits, started at M_k = 1.5 x 2^(b_k + p - 1) (p the float's precision) so
@@ -18,19 +19,28 @@
 //     s = bin + x; hi = s - bin; x -= hi; bin = s. hi is x rounded to a multiple of 2^b_k and both
 //     subtractions are exact (s and the bin lie in one binade; x - hi is the rounding error of an
 //     addition), so x leaves in each bin exactly the bits it has there and passes the rest on.
-//     Three floating additions a bin, no branch, no memory: this is what runs at memory speed.
-//     After each step (32 float32, 16 float64 a thread), each bin gives its content (bin - M_k, an
-//     exact integer number of 2^b_k) to an int64 beside it and restarts at M_k; a step adds at most
-//     2^(b_k + p - 3) to a bin, so it never leaves its binade.
-//  2. Shared memory, the rest. What the window cannot hold exactly (the bits of x below the last
-//     bin, |x| >= 2^kTop, NaN, infinities) is decoded into sign, integer and bit position and added
-//     into an exact state (exact.h: limbs of 32 bits in int64, 2^-1074 up): float32's into ten
-//     limbs of the thread's own, float64's into the warp's 68 with shared-memory atomic adds.
+//     Three floating additions a bin, no memory. A step first takes the signed and the unsigned
+//     maximum of its elements' high words (one 3-input min/max instruction for two elements): they
+//     give its largest magnitude and whether a sign bit was clear. If every element is below
+//     2^kTop, all go through the bins, their remainders OR-ed together; a non-zero remainder (bits
+//     below the last bin) sends the whole step, from the bins' start, to level 2. After each step,
+//     each bin gives its content (bin - M_k, an exact integer number of 2^b_k) to an int64 beside
+//     it and restarts at M_k; a step adds at most 2^(b_k + p - 3) to a bin, so it never leaves its
+//     binade.
+//  2. Shared memory, the rest: a step with an element of 2^kTop or more, or one the bins could not
+//     hold. float32 (and float16) elements go whole into 16-bit chunks of the thread's own (the
+//     significand, signed, shifted by its position modulo 16 into the int64 of its chunk): about
+//     20 instructions and one shared load and store an element, no branch. float64 elements (and a
+//     float32 step with a NaN or an infinity) are decoded into sign, integer and bit position and
+//     added into the warp's exact state (exact.h: 68 limbs of 32 bits in int64, 2^-1074 up) with
+//     shared-memory atomic adds, which sm_90 runs as compare-and-swap loops: the slow path.
 //     Standard-normal data almost never comes here; data over the whole exponent range mostly does.
-//  3. Global memory, the combine. At the end each warp adds its threads' int64s into its state, the
-//     block adds its warps' states and carries once, and adds the result into one state in the
-//     workspace with 68 global atomic adds. The block that completes the ticket (as V9's) reads
-//     that state, zeroes it for the next sum, and rounds it (cured_exact_round, the CPU's code).
+//  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
+//     and chunks into its state (lane 0, no atomics); the block adds its warps' states and carries
+//     once, and adds the result into one state in the workspace with 68 global atomic adds. The
+//     block that completes the ticket (as V9's) reads that state, zeroes it for the next sum, and
+//     rounds it (cured_exact_round, the CPU's code, with no copy of the state). A launch of one
+//     block over the whole input rounds its block's state itself: no global state, no ticket.
 //
 // Window (kTop, bins x bits; elements it holds whole): float32 2^12, 4 x 16 (|x| >= 2^-29);
 // float64 2^24, 3 x 46 (|x| >= 2^-62); float16 2^16, 4 x 15 (every float16).
@@ -41,22 +51,26 @@
 // Napkin math: the window is 12 float32 additions an element (float64: 9), against the H200's 128
 // (64) lanes a clock an SM, where V9 reads about 4 elements a clock an SM at full speed.
 //
-// Evidence (results/, `python -m cured --record`, 2026-11-22; device time):
-//  - Standard-normal data, V10's bandwidth as a fraction of V9's, from 2^26 up: float64 0.82 to 0.85 on the H200,
-//    0.95 to 0.98 on the H100; float32 0.59 to 0.61 and 0.76 to 0.83 (target 0.9). 2^10 to 2^16:
-//    9 to 13 us, 1.6 to 2.8 times V9's (target 1.5): the state's zeroing, the combine and the
-//    last block's serial rounding.
-//  - Full exponent range: float32 604 GB/s (0.13 of V9) on the H200, 608 (0.20) on the H100;
-//    float64 165 to 180 GB/s (0.04 to 0.06) with the warp's atomics (target 0.75).
-//  - Counters (H200, 2^25 float32, standard normal): 0.885 warp instructions an element against
-//    V9's 0.133, occupancy 24.7% against 48.9% (102 registers a thread), warps waiting on memory
-//    18.6% of their cycles against 70.6%, DRAM 45.4% of peak: V10 is bound by its instructions and
-//    its few warps, not by memory. What was tried and did not help (H200, 2^28 float32): three bins
-//    instead of four (0.375 against 0.362 of V9, both with the slow path inlined), an L2 bulk
-//    prefetch two or six steps ahead (0.36, 0.35). What would: fewer instructions an element (the
-//    window test and the remainder test once a vector, not once an element), fewer registers for
-//    more warps, and for full-range data a per-thread exponent-indexed accumulation (exact_cpu.c's
-//    bins) in place of the limbs.
+// Evidence (device time; H200 probes with scripts/probes/v10_probe.sh, 2026-11-22; the recorded
+// figures, both GPUs, are in results/ and README):
+//  - The first V10 tested the window and the remainder for each element (two branches an
+//    element, 0.886 warp instructions an element, 102 registers). Testing them once a step and
+//    adding level 2's float32 elements whole, without decoding: 0.548 warp instructions an element
+//    on standard-normal float32 (2^26), 80 registers (three blocks an SM instead of two).
+//    Standard-normal data, V10's bandwidth as a fraction of V9's: float32 0.59 -> 0.88 (2^26) and
+//    0.60 -> 0.95 (2^28); float64 0.82 -> 0.97 and 0.84 -> 0.98.
+//  - Full exponent range: float32 0.13 -> 0.71 (2^26) and 0.76 (2^28), 0.833 warp instructions an
+//    element, bound by the chunks' shared load-add-store chains; float64 0.04 -> 0.16: every
+//    element takes the slow path's three compare-and-swap loops. What would close float64: a state
+//    a thread owns (68 limbs x 8 bytes is 139 KiB a block of 256 threads), or 32-bit shared
+//    atomics on 16-bit pieces with periodic carries.
+//  - 2^10 to 2^16: 5.8 to 8.1 us, 0.52 to 0.75 of V9's speed. Not the instructions: a version
+//    that gave small inputs a vector a thread a tile ran 60% fewer (3985 against 9728 at 2^10,
+//    Nsight Compute) in the same time, and its extra blocks cost the global combine (+1.5 us).
+//    The one-block launch's time is latency: the load, five barriers, the warps' shuffles, and
+//    lane 0's serial rounding.
+#include <climits>
+
 #include <cuda/atomic>
 
 #include "../exact.h"
@@ -110,59 +124,94 @@ template <class T> __device__ __forceinline__ uint64_t bits_of(T x) {
     else return __half_as_ushort(x);
 }
 
-// The sign bit of an element (every integer counts as positive: it has no -0).
-template <class In> __device__ __forceinline__ bool sign_set(In x) {
-    if constexpr (cured::is_floating<In>) return bits_of(x) >> (kWidth<In> - 1);
-    else return false;
+// The high 32 bits of a float32's or float64's layout: sign, exponent, the top of the fraction.
+// As signed integers, keys order the values of one sign by magnitude; a step's largest magnitude
+// and whether any element has its sign bit clear follow from a signed and an unsigned maximum,
+// two instructions an element. A float64 NaN may have the key of an infinity: it is found later.
+template <class T> __device__ __forceinline__ uint32_t key_of(T x) {
+    if constexpr (sizeof(T) == 4) return __float_as_uint(x);
+    else return uint32_t(__double2hiint(x));
+}
+template <class T> constexpr uint32_t kInfinityKey = sizeof(T) == 4 ? 0x7f800000u : 0x7ff00000u;
+template <class T> __host__ __device__ constexpr uint32_t key_of_pow2(int e) {
+    return sizeof(T) == 4 ? uint32_t(e + 127) << 23 : uint32_t(e + 1023) << 20;
 }
 
-// A finite term into a state shared by several threads, limb by limb, with shared-memory atomic adds.
-__device__ __forceinline__ void add_term(unsigned long long *limbs, cured_exact_term term) {
+// A finite term into a warp's state, limb by limb: with shared-memory atomic adds where its lanes
+// add at once (a 64-bit one is a compare-and-swap loop on sm_90), plainly where one lane adds for
+// the warp (the flushes, between __syncwarp()s).
+template <bool Atomic> __device__ __forceinline__ void add_term(unsigned long long *limbs, cured_exact_term term) {
     int64_t piece[3];
     const int first = cured_exact_pieces(term, piece);
 #pragma unroll
-    for (int k = 0; k < 3; ++k)
-        if (piece[k] != 0 && first + k < kLimbs) atomicAdd(limbs + first + k, (unsigned long long)piece[k]);
+    for (int k = 0; k < 3; ++k) {
+        if (piece[k] == 0 || first + k >= kLimbs) continue;
+        if constexpr (Atomic) atomicAdd(limbs + first + k, (unsigned long long)piece[k]);
+        else limbs[first + k] += (unsigned long long)piece[k];
+    }
 }
 
-// Where the terms outside the window go, level 2. The state of a whole warp, with atomic adds,
+// Where the elements outside the window go, level 2. The state of a whole warp, with atomic adds,
 // makes lanes that hit one limb wait on each other, and on data over the whole exponent range most
-// elements come here. float32 (and float16) terms touch only limbs 28 to 37, so each thread has
-// those ten limbs of its own and adds without atomics, [limb][thread] so that a warp's 32 threads
-// hit 32 different banks: on full-range float32 at 2^28 on an H200, 58 GB/s became 604. float64
-// terms reach all 68 limbs, too many for each thread: they take the warp's state, with atomics.
-// (Four copies of it a warp, by lane, measured no faster: 166 against 170 GB/s.)
-constexpr int kThreadFirstLimb = (-149 - CURED_EXACT_UNIT_EXP) / 32;  // float32's smallest subnormal
-constexpr int kThreadLimbs = (127 - 23 - CURED_EXACT_UNIT_EXP) / 32 + 2 - kThreadFirstLimb;  // to its largest
-static_assert(kThreadFirstLimb == 28 && kThreadLimbs == 10, "float32 terms lie in limbs 28 to 37");
+// elements come here. float32 (and float16) elements lie in bits 925 to 1201 of the state, so each
+// thread has that span of its own, in 16-bit chunks: chunk c (c = 57 .. 73, bits 16c up) in an
+// int64 that takes whole elements, each (significand << (position % 16)) below 2^39, one shared
+// load and store an element; [chunk][thread], so that a warp's 32 threads hit 32 different banks.
+// float64 elements reach all 68 limbs, too many for each thread: they take the warp's state, with
+// atomics. (Four copies of it a warp, by lane, measured no faster: 166 against 170 GB/s.)
+constexpr int kFirstChunk = (-149 - CURED_EXACT_UNIT_EXP) / 16;        // float32's smallest subnormal
+constexpr int kLastChunk = (127 - 23 - CURED_EXACT_UNIT_EXP) / 16;  // the lowest bit of its largest
+constexpr int kChunks = kLastChunk - kFirstChunk + 1;
+static_assert(kFirstChunk == 57 && kChunks == 17, "float32 elements lie in chunks 57 to 73");
 
 template <class In> constexpr bool kThreadOwnLimbs = std::is_same_v<In, float> || std::is_same_v<In, __half>;
 
 struct thread_limbs {
-    int64_t limb[kThreadLimbs][kThreads];
+    int64_t chunk[kChunks][kThreads];
 
     __device__ __forceinline__ void clear() {
 #pragma unroll
-        for (int k = 0; k < kThreadLimbs; ++k) limb[k][threadIdx.x] = 0;
+        for (int k = 0; k < kChunks; ++k) chunk[k][threadIdx.x] = 0;
+    }
+    // (-1)^negative x magnitude x 2^(position - 1074), magnitude below 2^24.
+    __device__ __forceinline__ void add(int32_t signed_magnitude, int position) {
+        chunk[(position >> 4) - kFirstChunk][threadIdx.x] += int64_t(uint64_t(int64_t(signed_magnitude)) << (position & 15));
     }
     __device__ __forceinline__ void add(cured_exact_term term) {
-        int64_t piece[3];  // piece[2] is 0: 24 bits shifted by at most 31
-        const int first = cured_exact_pieces(term, piece) - kThreadFirstLimb;
-        limb[first][threadIdx.x] += piece[0];
-        limb[first + 1][threadIdx.x] += piece[1];
+        add(term.negative ? -int32_t(term.magnitude) : int32_t(term.magnitude), term.position);
     }
-    // This thread's limbs, carried once (each then below 2^32, the last below 2^31 times the
-    // elements), summed over the warp into the warp's state by lane 0; all lanes call it.
+    // A finite float32 (or a float16, widened) from its bits, with no branch: its significand, signed,
+    // shifted to its place in the chunk of its lowest bit (position max(exponent, 1) + 924).
+    __device__ __forceinline__ void add_finite(uint32_t bits) {
+        const uint32_t exponent = (bits >> 23) & 0xff;
+        const uint32_t magnitude = (bits & 0x7fffffu) | (exponent != 0 ? 0x800000u : 0u);
+        const uint32_t place = max(exponent, 1u) + uint32_t(-150 - CURED_EXACT_UNIT_EXP - 16 * kFirstChunk);  // from chunk 57's bit 0
+        const int32_t sign = int32_t(bits) >> 31;                            // 0 or -1
+        const int64_t value = int64_t(int32_t((magnitude ^ uint32_t(sign)) - uint32_t(sign)));
+        chunk[place >> 4][threadIdx.x] += int64_t(uint64_t(value) << (place & 15));
+    }
+    // This thread's chunks, carried into 32-bit words (the state's limbs 28 to 37), summed over the
+    // warp into the warp's state by lane 0, and cleared; all lanes call it. Between two calls a
+    // thread adds at most kFlushSteps steps' elements: each chunk stays below 2^50.
     __device__ __forceinline__ void flush(unsigned long long *warp_state, unsigned lane) {
+        constexpr int kFirstLimb = kFirstChunk / 2, kWords = (kLastChunk + 1) / 2 + 1 - kFirstLimb;
+        int64_t word[kWords] = {};
         int64_t carry = 0;
 #pragma unroll
-        for (int k = 0; k < kThreadLimbs; ++k) {
-            int64_t v = limb[k][threadIdx.x] + carry;
-            carry = k + 1 < kThreadLimbs ? v >> 32 : 0;
-            if (k + 1 < kThreadLimbs) v &= 0xffffffff;
+        for (int k = 0; k < kChunks; ++k) {
+            const int64_t v = chunk[k][threadIdx.x] + carry;
+            chunk[k][threadIdx.x] = 0;
+            const int c = kFirstChunk + k;
+            carry = v >> 16;  // arithmetic: a negative chunk borrows
+            word[c / 2 - kFirstLimb] += (v & 0xffff) << (16 * (c & 1));
+        }
+        word[kWords - 1] += carry;
+#pragma unroll
+        for (int k = 0; k < kWords; ++k) {
+            int64_t v = word[k];
 #pragma unroll
             for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
-            if (lane == 0 && v != 0) atomicAdd(warp_state + kThreadFirstLimb + k, (unsigned long long)v);
+            if (lane == 0) warp_state[kFirstLimb + k] += (unsigned long long)v;
         }
     }
 };
@@ -174,7 +223,7 @@ template <class T, class Store> __device__ __noinline__ unsigned add_outside(T x
     unsigned flags = 0;
     if (cured_exact_decode_ieee(bits_of(x), kWidth<T>, kMantissa<T>, &term, &flags)) {
         if constexpr (std::is_same_v<Store, thread_limbs>) store->add(term);
-        else add_term(store, term);
+        else add_term<true>(store, term);
     }
     return flags;
 }
@@ -189,7 +238,7 @@ template <class In> __device__ __forceinline__ void add_integer(In x, unsigned l
         negative = std::is_signed_v<In> && x < In(0);
         magnitude = negative ? uint64_t(0) - uint64_t(int64_t(x)) : uint64_t(x);
     }
-    if (magnitude != 0) add_term(limbs, cured_exact_term{negative, magnitude, -CURED_EXACT_UNIT_EXP});
+    if (magnitude != 0) add_term<true>(limbs, cured_exact_term{negative, magnitude, -CURED_EXACT_UNIT_EXP});
 }
 
 // A thread's fast window: the bins, and the int64s that the bins empty into after each step.
@@ -231,20 +280,50 @@ template <class In> struct thread_window {
         }
     }
 
-    // The int64s, summed over the warp, into the warp's state (by lane 0); all lanes call it.
+    // The int64s, summed over the warp, into the warp's state (by lane 0); all lanes call it, between
+    // __syncwarp()s.
     __device__ __forceinline__ void flush(unsigned long long *limbs, unsigned lane) {
 #pragma unroll
         for (int k = 0; k < W::kBins; ++k) {
-            int64_t v = whole[k];
-#pragma unroll
-            for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
-            if (lane == 0 && v != 0) {
-                const bool negative = v < 0;
-                add_term(limbs, cured_exact_term{negative, negative ? uint64_t(0) - uint64_t(v) : uint64_t(v),
-                                                 bin_exponent<W>(k) - CURED_EXACT_UNIT_EXP});
-            }
-            whole[k] = 0;
+            const int64_t v = warp_sum(k);
+            if (lane == 0 && v != 0) add_term<false>(limbs, term(k, v, 0));
         }
+    }
+    // The last flush: the int64s, summed over the warp, into sums[bin] (by lane 0), for the block to
+    // add into its state once (add_bins); the warp's lane 0 spends its time on no pieces and limbs.
+    __device__ __forceinline__ void flush_last(int64_t *sums, unsigned lane) {
+#pragma unroll
+        for (int k = 0; k < W::kBins; ++k) {
+            const int64_t v = warp_sum(k);
+            if (lane == 0) sums[k] = v;
+        }
+    }
+    // Thread k < kBins of the block: bin k's sums from its warps into the block's first warp state,
+    // in two halves, whose sums over the warps cannot overflow (a warp's sum is below 2^62).
+    __device__ static void add_bins(const int64_t (*sums)[W::kBins], unsigned long long *limbs) {
+        if (threadIdx.x >= W::kBins) return;
+        int64_t low = 0, high = 0;
+        for (int w = 0; w < kWarps; ++w) {
+            low += sums[w][threadIdx.x] & 0xffffffff;
+            high += sums[w][threadIdx.x] >> 32;
+        }
+        if (low != 0) add_term<true>(limbs, term(threadIdx.x, low, 0));
+        if (high != 0) add_term<true>(limbs, term(threadIdx.x, high, 32));
+    }
+
+  private:
+    __device__ __forceinline__ int64_t warp_sum(int k) {
+        int64_t v = whole[k];
+        whole[k] = 0;
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+        return v;
+    }
+    // v units of bin k's last place, times 2^shift.
+    __device__ static cured_exact_term term(int k, int64_t v, int shift) {
+        const bool negative = v < 0;
+        return cured_exact_term{negative, negative ? uint64_t(0) - uint64_t(v) : uint64_t(v),
+                                bin_exponent<W>(k) + shift - CURED_EXACT_UNIT_EXP};
     }
 };
 
@@ -267,9 +346,10 @@ static_assert(CURED_TILES_EXACT_OFFSET % 8 == 0 && CURED_TILES_EXACT_OFFSET + kL
 
 // `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says.
 template <class In, class Acc, bool Aligned>
-__global__ void __launch_bounds__(kThreads, 2) reduce_v10(const In *in, Acc *out, int64_t n, int64_t first_tile,
+__global__ void __launch_bounds__(kThreads, 3) reduce_v10(const In *in, Acc *out, int64_t n, int64_t first_tile,
                                                        cured_tiles t, void *workspace, cured_dtype result) {
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
+    __shared__ int64_t warp_bins[kWarps][window<std::conditional_t<cured::is_floating<In>, In, float>>::kBins];
     __shared__ std::conditional_t<kThreadOwnLimbs<In>, thread_limbs, char> own;
     __shared__ int64_t block_limbs[kLimbs];
     __shared__ unsigned block_flags;
@@ -290,54 +370,96 @@ __global__ void __launch_bounds__(kThreads, 2) reduce_v10(const In *in, Acc *out
         else return warp_state;
     }();
     unsigned flags = 0;
-    bool all_signs_set = true;
     const int64_t tiles_here = (n + t.tile - 1) / t.tile;
+    // This launch sums the whole input in one block: its state is the sum (no global state, no ticket).
+    const bool alone = gridDim.x == 1 && first_tile == 0 && tiles_here == t.tiles;
     unsigned tiles_done = 0;
     if constexpr (cured::is_floating<In>) {
         using W = window<In>;
         using T = typename W::T;
+        constexpr int kPerVector = CURED_VECTOR_BYTES / sizeof(In);
         thread_window<In> bins;
         bins.reset();
         int steps = 0;
+        bool own_used = false;     // this thread's chunks hold something not yet flushed
+        int largest_key = INT_MIN;  // the signed maximum of the keys: >= 0 once a sign bit was clear
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
-            cured::for_tile_elements<kThreads, kVectors, In, Aligned>(
-                in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(),
-                [&](In element) {
-                    all_signs_set &= sign_set(element);
-                    const T x = T(cured::to_acc<T>(element));
-                    if (fabs(x) < pow2<T>(W::kTop)) {
-                        const T rest = bins.deposit(x);
-                        if (rest != T(0)) flags |= add_outside(rest, slow);
-                    } else {
-                        flags |= add_outside(x, slow);
+            cured::for_tile_steps<kThreads, kVectors, In, Aligned>(
+                in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(), [&](In (&v)[kVectors][kPerVector]) {
+                    // The step's elements, its largest magnitude's key and its signs, first.
+                    T x[kVectors * kPerVector];
+                    int signed_max = INT_MIN;
+                    unsigned unsigned_max = 0;
+#pragma unroll
+                    for (int i = 0; i < kVectors * kPerVector; ++i) {
+                        x[i] = T(cured::to_acc<T>(v[i / kPerVector][i % kPerVector]));
+                        signed_max = max(signed_max, int(key_of(x[i])));
+                        unsigned_max = max(unsigned_max, key_of(x[i]));
                     }
-                },
-                [&] {
+                    largest_key = max(largest_key, signed_max);
+                    const unsigned magnitude_key = unsigned(max(signed_max, int(unsigned_max & 0x7fffffffu)));
+                    // Level 1: every element below 2^kTop goes through the bins; if none leaves a
+                    // remainder (bits below the last bin), the step is done. A step that does
+                    // starts again from the bins' start and takes level 2.
+                    bool exact_step = magnitude_key >= key_of_pow2<T>(W::kTop);
+                    if (!exact_step) {
+                        uint64_t remainders = 0;
+#pragma unroll
+                        for (int i = 0; i < kVectors * kPerVector; ++i) remainders |= bits_of(bins.deposit(x[i]));
+                        constexpr uint64_t kMagnitude = ~uint64_t(0) >> (65 - kWidth<T>);  // all but the sign
+                        if ((remainders & kMagnitude) != 0) {
+                            bins.reset();
+                            exact_step = true;
+                        }
+                    }
+                    if (exact_step) {
+                        if constexpr (kThreadOwnLimbs<In>) {
+                            own_used = true;
+                            if (magnitude_key < kInfinityKey<T>) {
+#pragma unroll
+                                for (int i = 0; i < kVectors * kPerVector; ++i) own.add_finite(key_of(x[i]));
+                            } else {
+#pragma unroll
+                                for (int i = 0; i < kVectors * kPerVector; ++i) flags |= add_outside(x[i], slow);
+                            }
+                        } else {
+#pragma unroll
+                            for (int i = 0; i < kVectors * kPerVector; ++i) flags |= add_outside(x[i], slow);
+                        }
+                    }
                     bins.empty_bins();
                     if (++steps == kFlushSteps) {
                         steps = 0;
                         __syncwarp();
                         bins.flush(warp_state, lane);
+                        if constexpr (kThreadOwnLimbs<In>)
+                            if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
+                        own_used = false;
+                        __syncwarp();
                     }
                 });
         }
         __syncwarp();
-        bins.flush(warp_state, lane);
-        if constexpr (kThreadOwnLimbs<In>) own.flush(warp_state, lane);
+        bins.flush_last(warp_bins[warp], lane);
+        if constexpr (kThreadOwnLimbs<In>)
+            if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
+        if (largest_key >= 0) flags |= CURED_EXACT_SIGN_CLEAR;
     } else {
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done)
             cured::for_tile_elements<kThreads, kVectors, In, Aligned>(
                 in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(), [&](In x) { add_integer(x, warp_state); }, [] {});
         if (n > 0) flags |= CURED_EXACT_SIGN_CLEAR;
     }
-    if (!all_signs_set) flags |= CURED_EXACT_SIGN_CLEAR;
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, offset);  // sm_75 too
     if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);
     __syncthreads();
+    if constexpr (cured::is_floating<In>) {
+        thread_window<In>::add_bins(warp_bins, warp_limbs[0]);
+        __syncthreads();
+    }
 
-    // The block's state: its warps' limbs added, then one carry step, which leaves each limb below
-    // 2^33 in magnitude, so that the workspace's int64 limbs take up to 2^30 blocks' adds.
+    // The block's state: its warps' limbs added.
     if (threadIdx.x < kLimbs) {
         int64_t v = 0;
 #pragma unroll
@@ -345,41 +467,44 @@ __global__ void __launch_bounds__(kThreads, 2) reduce_v10(const In *in, Acc *out
         block_limbs[threadIdx.x] = v;
     }
     __syncthreads();
-    if (threadIdx.x < kLimbs) {
-        const int k = threadIdx.x;
-        const int64_t own = k == kLimbs - 1 ? block_limbs[k] : block_limbs[k] & 0xffffffff;
-        const int64_t v = own + (k > 0 ? block_limbs[k - 1] >> 32 : 0);
-        if (v != 0) atomicAdd(limbs + k, (unsigned long long)v);
-        __threadfence();  // the limbs reach the device before the ticket counts this block
-    }
-    if (threadIdx.x == 0 && block_flags != 0) atomicOr(&header->flags, block_flags);
+    if (!alone) {
+        // One carry step leaves each limb below 2^33 in magnitude, so that the workspace's int64
+        // limbs take up to 2^30 blocks' adds.
+        if (threadIdx.x < kLimbs) {
+            const int k = threadIdx.x;
+            const int64_t own = k == kLimbs - 1 ? block_limbs[k] : block_limbs[k] & 0xffffffff;
+            const int64_t v = own + (k > 0 ? block_limbs[k - 1] >> 32 : 0);
+            if (v != 0) atomicAdd(limbs + k, (unsigned long long)v);
+            __threadfence();  // the limbs reach the device before the ticket counts this block
+        }
+        if (threadIdx.x == 0 && block_flags != 0) atomicOr(&header->flags, block_flags);
 
-    // The ticket, as V9's: the block that completes the count of tiles rounds.
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(header->ticket);
-        last_block = counter.fetch_add(tiles_done, cuda::memory_order_acq_rel) + tiles_done == t.tiles;
-        if (last_block) counter.store(0, cuda::memory_order_relaxed);
+        // The ticket, as V9's: the block that completes the count of tiles rounds.
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence();
+            cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(header->ticket);
+            last_block = counter.fetch_add(tiles_done, cuda::memory_order_acq_rel) + tiles_done == t.tiles;
+            if (last_block) counter.store(0, cuda::memory_order_relaxed);
+        }
+        __syncthreads();
+        if (!last_block) return;
+        // Read the state and leave it zero for the next sum.
+        if (threadIdx.x == 0) block_flags = atomicExch(&header->flags, 0u);
+        if (threadIdx.x < kLimbs) block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));
     }
-    __syncthreads();
-    if (!last_block) return;
 
-    // Read the state, leave it zero for the next sum, and find its non-zero limbs: the carries and
-    // the rounding, one thread's serial work, run over those (and two above) only.
+    // Find the state's non-zero limbs: the carries and the rounding, one thread's serial work, run
+    // over those (and two above) only.
     if (threadIdx.x == 0) {
-        block_flags = atomicExch(&header->flags, 0u) | CURED_EXACT_NONEMPTY;
+        block_flags |= CURED_EXACT_NONEMPTY;
         lowest = kLimbs;
         highest = -1;
     }
     __syncthreads();
-    if (threadIdx.x < kLimbs) {
-        const int64_t v = int64_t(atomicExch(limbs + threadIdx.x, 0ull));
-        block_limbs[threadIdx.x] = v;
-        if (v != 0) {
-            atomicMin(&lowest, int(threadIdx.x));
-            atomicMax(&highest, int(threadIdx.x));
-        }
+    if (threadIdx.x < kLimbs && block_limbs[threadIdx.x] != 0) {
+        atomicMin(&lowest, int(threadIdx.x));
+        atomicMax(&highest, int(threadIdx.x));
     }
     __syncthreads();
     if (threadIdx.x != 0) return;
@@ -421,7 +546,7 @@ template <class In, class Acc> struct v10_launcher {
             const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), span.n);
             if (!cured::whole_tiles(span, t)) return cudaErrorInvalidValue;
             const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0;
-            auto *kernel = aligned ? reduce_v10<In, Acc, true> : reduce_v10<In, Acc, false>;
+            auto *const kernel = aligned ? reduce_v10<In, Acc, true> : reduce_v10<In, Acc, false>;
             int64_t blocks;
             const cudaError_t err = aligned ? cured::waves_grid<reduce_v10<In, Acc, true>>(kThreads, kWaves, &blocks)
                                             : cured::waves_grid<reduce_v10<In, Acc, false>>(kThreads, kWaves, &blocks);
