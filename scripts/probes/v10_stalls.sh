@@ -1,3 +1,4 @@
+# Nsight Compute stall reasons of V9 and V10 at small lengths on an H100/H200 (sm_90), logs under $OUT.
 set -u
 export CURED_CUDA_ARCHS=90
 python3 -m pip install --no-build-isolation --no-deps -e . > $OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
