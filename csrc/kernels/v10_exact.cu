@@ -51,24 +51,26 @@
 // Napkin math: the window is 12 float32 additions an element (float64: 9), against the H200's 128
 // (64) lanes a clock an SM, where V9 reads about 4 elements a clock an SM at full speed.
 //
-// Evidence (device time; H200 probes with scripts/probes/v10_probe.sh, 2026-11-22; the recorded
-// figures, both GPUs, are in results/ and README):
+// Evidence (device time; H200 probes with scripts/probes/v10_probe.sh, then results/ at 21:04 UTC
+// on the H200 and 21:38 UTC on the H100, `python -m cured --record`, 2026-11-22):
 //  - The first V10 tested the window and the remainder for each element (two branches an
-//    element, 0.886 warp instructions an element, 102 registers). Testing them once a step and
-//    adding level 2's float32 elements whole, without decoding: 0.548 warp instructions an element
-//    on standard-normal float32 (2^26), 80 registers (three blocks an SM instead of two).
-//    Standard-normal data, V10's bandwidth as a fraction of V9's: float32 0.59 -> 0.88 (2^26) and
-//    0.60 -> 0.95 (2^28); float64 0.82 -> 0.97 and 0.84 -> 0.98.
-//  - Full exponent range: float32 0.13 -> 0.71 (2^26) and 0.76 (2^28), 0.833 warp instructions an
-//    element, bound by the chunks' shared load-add-store chains; float64 0.04 -> 0.16: every
-//    element takes the slow path's three compare-and-swap loops. What would close float64: a state
-//    a thread owns (68 limbs x 8 bytes is 139 KiB a block of 256 threads), or 32-bit shared
+//    element, 0.886 warp instructions an element at 2^25, 102 registers). Testing them once a step
+//    and adding level 2's float32 elements whole, without decoding: 0.585 warp instructions an
+//    element, 80 registers (three blocks an SM instead of two), occupancy 36.5% against 24.7%.
+//    Standard-normal data, V10's bandwidth as a fraction of V9's, 2^26 / 2^28 / 2^30: float32 0.89
+//    / 0.95 / 0.96 on the H200 (was 0.58 / 0.60 / 0.61), 0.92 / 0.97 / 0.98 on the H100; float64
+//    0.96 / 0.98 / 0.98 and 0.99 / 1.00 / 1.00 (target 0.9).
+//  - Full exponent range: float32 0.70 / 0.74 / 0.75 on the H200 (was 0.13), 0.87 / 0.94 / 0.96 on
+//    the H100, bound by the chunks' shared load-add-store chains (0.833 warp instructions an
+//    element); float64 0.15 to 0.23 (was 0.04 to 0.06): every element takes the slow path's
+//    compare-and-swap loops (target 0.75). What would close float64: a state a thread owns (68
+//    limbs x 8 bytes is 139 KiB a block of 256 threads: dynamic shared memory), or 32-bit shared
 //    atomics on 16-bit pieces with periodic carries.
-//  - 2^10 to 2^16: 5.8 to 8.1 us, 0.52 to 0.75 of V9's speed. Not the instructions: a version
-//    that gave small inputs a vector a thread a tile ran 60% fewer (3985 against 9728 at 2^10,
-//    Nsight Compute) in the same time, and its extra blocks cost the global combine (+1.5 us).
-//    The one-block launch's time is latency: the load, five barriers, the warps' shuffles, and
-//    lane 0's serial rounding.
+//  - 2^10 to 2^16: 6 to 10 us, 1.3 to 1.9 times V9's time (target 1.5). Not the instructions: a
+//    version that gave small inputs a vector a thread a tile ran 60% fewer (3985 against 9728 at
+//    2^10, Nsight Compute) in the same time, and its extra blocks cost the global combine
+//    (+1.5 us). The one-block launch's time is latency: the load, the barriers, the warps'
+//    shuffles, and lane 0's serial rounding.
 #include <climits>
 
 #include <cuda/atomic>
