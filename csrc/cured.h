@@ -206,6 +206,12 @@ void cured_set_test_launch(int64_t blocks, int misalign);
 /* The grid cured_set_test_launch forces on TILES kernels; 0 when none. */
 int64_t cured_test_grid(void);
 
+/* For tests: let kernels have at most `bytes` of dynamic shared memory a block (0: what the GPU
+ * has), as a GPU with less would: V10's float64 then takes its other path. The result depends on
+ * neither. */
+void cured_set_test_dynamic_shared(int64_t bytes);
+int64_t cured_test_dynamic_shared(void);
+
 /* ---- CUB, the reference ------------------------------------------------------------------
  * cub::DeviceReduce (kernels/cub_reference.cu), one function a dtype, summing with NumPy's default
  * accumulator (cured_default_acc); and cub::DeviceSegmentedReduce over `rows` consecutive rows of

@@ -121,6 +121,12 @@ int cured_test_misalign(void) { return input_misalign; }
 
 int64_t cured_test_grid(void) { return grid_override; }
 
+static _Atomic int64_t dynamic_shared_cap = 0;
+
+void cured_set_test_dynamic_shared(int64_t bytes) { dynamic_shared_cap = bytes > 0 ? bytes : 0; }
+
+int64_t cured_test_dynamic_shared(void) { return dynamic_shared_cap; }
+
 int64_t cured_tiles_grid(int64_t tiles, int64_t wanted) {
     const int64_t forced = grid_override;
     const int64_t blocks = forced > 0 ? forced : wanted > 0 ? wanted : 1;

@@ -1073,6 +1073,15 @@ static PyObject *py_set_test_launch(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_set_test_dynamic_shared(PyObject *module, PyObject *args) {
+    long long bytes;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "L:_set_test_dynamic_shared", &bytes)) return NULL;
+    if (bytes < 0) return PyErr_Format(PyExc_ValueError, "_set_test_dynamic_shared: bytes must be >= 0 (0: the GPU's)");
+    cured_set_test_dynamic_shared(bytes);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_set_cpu_tiles(PyObject *module, PyObject *args) {
     int threads, plain;
     (void)module;
@@ -1272,6 +1281,9 @@ static PyMethodDef methods[] = {
     {"_set_test_launch", py_set_test_launch, METH_VARARGS,
      "_set_test_launch(blocks, misalign)\n--\n\nFor tests: force the grid of tiled kernels (0: from the "
      "GPU) and misalign the device copy of each chunk of host input by `misalign` bytes (0 to 15)."},
+    {"_set_test_dynamic_shared", py_set_test_dynamic_shared, METH_VARARGS,
+     "_set_test_dynamic_shared(bytes)\n--\n\nFor tests: let kernels have at most `bytes` of dynamic shared memory a "
+     "block (0: what the GPU has), as a GPU with less would; V10's float64 then takes its other path."},
     {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
      "_set_cpu_tiles(threads, plain)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as the input's "
      "size warrants), and with `plain` its portable C chains instead of the CPU's SIMD ones."},

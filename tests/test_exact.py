@@ -227,6 +227,57 @@ def test_gpu_any_grid_and_chunking_gives_the_one_answer(seed, dtype):
         cured._cured._set_staging(lanes, chunk)
 
 
+def float64_extremes(rng, n):
+    """float64 values over the whole exponent range, the largest included, with all-ones and random
+    significands; each also negated, so that the sum is what a few small elements leave."""
+    half = wide_range(rng, "float64", n // 2, top_gap=0)
+    ones = rng.random(half.size) < 0.25
+    half[ones] = (half[ones].view(np.uint64) | np.uint64((1 << 52) - 1)).view(np.float64)
+    x = np.concatenate([half, -half, normal(rng, "float64", n - 2 * half.size)])
+    rng.shuffle(x)
+    return x
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("blocks", [1, 5])
+def test_float64_state_of_each_thread(seed, blocks):
+    """float64's level 2 where each thread owns the state (csrc/kernels/v10_exact.cu, thread_digits):
+    with few blocks a thread carries its digits many times; the largest values stress its top digit,
+    and sums of many of them overflow to infinity or cancel exactly."""
+    rng = np.random.default_rng(seed)
+    biggest = np.finfo(np.float64).max
+    n = 2**20 + 5
+    cases = {
+        "extremes": float64_extremes(rng, n),
+        "overflow": np.full(n, biggest),
+        "cancel_to_zero": np.concatenate([np.full(n // 2, biggest), np.full(n // 2, -biggest)]),
+        "cancel_to_max": np.concatenate([np.full(n // 2, -biggest), np.full(n // 2 + 1, biggest)]),
+        "subnormals": wide_range(rng, "float64", n, top_gap=2040),
+    }
+    try:
+        cured._cured._set_test_launch(blocks, 0)
+        for name, x in cases.items():
+            check(x, cured.fsum(x))
+            assert same_bits(cured.fsum(x, device="cpu"), cured.fsum(x)), name
+    finally:
+        cured._cured._set_test_launch(0, 0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kind", GENERATORS)
+def test_float64_where_the_threads_state_does_not_fit(seed, kind):
+    """A GPU without the shared memory for each thread's float64 state (sm_75) takes the warp's,
+    with atomics: the same answer."""
+    xs = [GENERATORS[kind](np.random.default_rng([seed, n]), "float64", n) for n in (33, 8193, 2**20 + 7)]
+    xs.append(float64_extremes(np.random.default_rng(seed), 2**20 + 1))
+    try:
+        cured._cured._set_test_dynamic_shared(1)
+        for x in xs:
+            check(x, cured.fsum(x))
+    finally:
+        cured._cured._set_test_dynamic_shared(0)
+
+
 @pytest.mark.gpu
 def test_gpu_states_add_to_the_whole(seed):
     x = cancelling(np.random.default_rng(seed), "float32", 2**20 + 3)

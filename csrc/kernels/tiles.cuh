@@ -65,17 +65,18 @@ __device__ __forceinline__ void for_tile_elements(const In *in, int64_t n, int64
     });
 }
 
-// A grid of `waves` waves of as many blocks of `Kernel` (launched with `threads` threads) as fit an
-// SM at once, on the current GPU. Cached per device and kernel.
+// A grid of `waves` waves of as many blocks of `Kernel` (launched with `threads` threads and
+// `dynamic_bytes` of dynamic shared memory) as fit an SM at once, on the current GPU. Cached per
+// device and kernel: a kernel is always launched with the same dynamic shared memory.
 template <auto Kernel>
-cudaError_t waves_grid(int threads, int waves, int64_t *blocks) {
+cudaError_t waves_grid(int threads, int waves, int64_t *blocks, size_t dynamic_bytes = 0) {
     static std::atomic<int64_t> cached[64];
     int device, sms, per_sm;
     cudaError_t err = cudaGetDevice(&device);
     if (err != cudaSuccess) return err;
     if (device < 64 && (*blocks = cached[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
     if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return err;
-    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0)) != cudaSuccess) return err;
+    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, dynamic_bytes)) != cudaSuccess) return err;
     *blocks = int64_t(waves) * sms * (per_sm < 1 ? 1 : per_sm);
     if (device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
     return cudaSuccess;

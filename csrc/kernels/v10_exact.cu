@@ -30,13 +30,17 @@
 //  2. Shared memory, the rest: a step with an element of 2^kTop or more, or one the bins could not
 //     hold. float32 (and float16) elements go whole into 16-bit chunks of the thread's own (the
 //     significand, signed, shifted by its position modulo 16 into the int64 of its chunk): about
-//     20 instructions and one shared load and store an element, no branch. float64 elements (and a
-//     float32 step with a NaN or an infinity) are decoded into sign, integer and bit position and
-//     added into the warp's exact state (exact.h: 68 limbs of 32 bits in int64, 2^-1074 up) with
-//     shared-memory atomic adds, which sm_90 runs as compare-and-swap loops: the slow path.
-//     Standard-normal data almost never comes here; data over the whole exponent range mostly does.
+//     20 instructions and one shared load and store an element, no branch. float64 elements go
+//     into a whole state of the thread's own, 44 digits of 48 bits (two plain shared adds an
+//     element, no branch), in dynamic shared memory where the GPU has 90 KiB a block for it (sm_80
+//     up). A step with a NaN or an infinity, and float64 on a GPU without that memory, is decoded
+//     into sign, integer and bit position and added into the warp's exact state (exact.h: 68 limbs
+//     of 32 bits in int64, 2^-1074 up) with shared-memory atomic adds, which sm_90 runs as
+//     compare-and-swap loops: the slow path. Standard-normal data almost never comes to level 2;
+//     data over the whole exponent range mostly does.
 //  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
-//     and chunks into its state (lane 0, no atomics); the block adds its warps' states and carries
+//     and chunks into its state (lane 0, no atomics), and each thread carries its float64 digits;
+//     at the end the block adds the digits into its warps' states, and its warps' states, carries
 //     once, and adds the result into one state in the workspace with 68 global atomic adds. The
 //     block that completes the ticket (as V9's) reads that state, zeroes it for the next sum, and
 //     rounds it (cured_exact_round, the CPU's code, with no copy of the state). A launch of one
@@ -62,15 +66,17 @@
 //    0.96 / 0.98 / 0.98 and 0.99 / 1.00 / 1.00 (target 0.9).
 //  - Full exponent range: float32 0.70 / 0.74 / 0.75 on the H200 (was 0.13), 0.87 / 0.94 / 0.96 on
 //    the H100, bound by the chunks' shared load-add-store chains (0.833 warp instructions an
-//    element); float64 0.15 to 0.23 (was 0.04 to 0.06): every element takes the slow path's
-//    compare-and-swap loops (target 0.75). What would close float64: a state a thread owns (68
-//    limbs x 8 bytes is 139 KiB a block of 256 threads: dynamic shared memory), or 32-bit shared
-//    atomics on 16-bit pieces with periodic carries.
+//    element). float64 through the warp's state with atomics: 0.16 / 0.16 at 2^26 / 2^28 on the
+//    H200, every element in compare-and-swap loops; through each thread's digits, in the same
+//    process (scripts/probes/v10_digits_ab.py, 2026-11-22): 0.77 / 0.81, and 12.1 -> 9.7 us at
+//    2^10. Their cost on standard-normal data, which never uses them (two blocks an SM instead
+//    of three, and clearing them): 0.967 -> 0.955 of V9 at 2^26, 5.9 -> 6.5 us at 2^10.
 //  - 2^10 to 2^16: 6 to 10 us, 1.3 to 1.9 times V9's time (target 1.5). Not the instructions: a
 //    version that gave small inputs a vector a thread a tile ran 60% fewer (3985 against 9728 at
 //    2^10, Nsight Compute) in the same time, and its extra blocks cost the global combine
 //    (+1.5 us). The one-block launch's time is latency: the load, the barriers, the warps'
 //    shuffles, and lane 0's serial rounding.
+#include <algorithm>
 #include <climits>
 
 #include <cuda/atomic>
@@ -159,8 +165,9 @@ template <bool Atomic> __device__ __forceinline__ void add_term(unsigned long lo
 // thread has that span of its own, in 16-bit chunks: chunk c (c = 57 .. 73, bits 16c up) in an
 // int64 that takes whole elements, each (significand << (position % 16)) below 2^39, one shared
 // load and store an element; [chunk][thread], so that a warp's 32 threads hit 32 different banks.
-// float64 elements reach all 68 limbs, too many for each thread: they take the warp's state, with
-// atomics. (Four copies of it a warp, by lane, measured no faster: 166 against 170 GB/s.)
+// float64 elements reach 66 limbs: each thread's own state of them (thread_digits, below) needs
+// dynamic shared memory; without it they take the warp's state, with atomics. (Four copies of that
+// a warp, by lane, measured no faster: 166 against 170 GB/s.)
 constexpr int kFirstChunk = (-149 - CURED_EXACT_UNIT_EXP) / 16;        // float32's smallest subnormal
 constexpr int kLastChunk = (127 - 23 - CURED_EXACT_UNIT_EXP) / 16;  // the lowest bit of its largest
 constexpr int kChunks = kLastChunk - kFirstChunk + 1;
@@ -214,6 +221,78 @@ struct thread_limbs {
 #pragma unroll
             for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
             if (lane == 0) warp_state[kFirstLimb + k] += (unsigned long long)v;
+        }
+    }
+};
+
+// float64's level 2 where the GPU has the shared memory: each thread owns the whole state in 44
+// digits of 48 bits (bits 48d up of the state, d = 0 .. 43), in int64s, [digit][thread]. An element
+// of significand m at bit position p (units of 2^-1074) adds in two plain shared adds, no atomics,
+// no branch: (m << s) mod 2^48 into digit p / 48 and (m << s) >> 48 into the next (s = p mod 48),
+// both signed with the element. A digit then takes below 2^52 an element: starting from [0, 2^48),
+// 1024 elements (kFlushSteps steps) leave it below 2^63, and each thread carries its digits back
+// into [0, 2^48) that often (carry), the top digit keeping the excess (below 2^34 an element, so
+// 2^28 elements a thread). 90 KiB a block of 256 threads, dynamic shared memory: two blocks an SM
+// on sm_90, one on sm_86 and sm_89; a GPU with less (sm_75) takes the warp's state, with atomics.
+// 48-bit digits rather than 32: two blocks an SM instead of one (66 digits, 132 KiB). A block
+// clears its digits first, about 350 clocks of shared-memory stores: 0.2 to 0.4 us at 2^10 to
+// 2^16, 1% from 2^26 on data that never needs them. Clearing each thread's when it first needs
+// them saved that and cost 4% on data that does (H200, 2026-11-22).
+struct thread_digits {
+    static constexpr int kDigits = 44, kDigitBits = 48;
+    static_assert(kDigits * kDigitBits >= 2046 + 53 && (kDigits - 1) * kDigitBits / 32 + 1 < kLimbs,
+                  "the top digit holds float64's largest significand; the digits fit the state's limbs");
+    static constexpr int64_t kDigitMask = (int64_t(1) << kDigitBits) - 1;
+    int64_t digit[kDigits][kThreads];
+
+    __device__ __forceinline__ void clear() {
+#pragma unroll
+        for (int d = 0; d < kDigits; ++d) digit[d][threadIdx.x] = 0;
+    }
+    // A finite float64 from its bits.
+    __device__ __forceinline__ void add_finite(uint64_t bits) {
+        const uint32_t exponent = uint32_t(bits >> 52) & 0x7ffu;
+        const int64_t magnitude = int64_t(bits & 0xfffffffffffffull) | (int64_t(exponent != 0) << 52);
+        const uint32_t place = max(exponent, 1u) - 1;  // its lowest bit's position
+        const uint32_t d = place / kDigitBits, s = place - d * kDigitBits;
+        const int64_t sign = int64_t(bits) >> 63;  // 0 or -1
+        const int64_t value = (magnitude ^ sign) - sign;
+        digit[d][threadIdx.x] += int64_t(uint64_t(value) << s) & kDigitMask;
+        digit[d + 1][threadIdx.x] += value >> (kDigitBits - s);  // arithmetic: floor, so the two add to value << s
+    }
+    // This thread's digits back into [0, 2^48), carrying upwards.
+    __device__ __forceinline__ void carry() {
+        int64_t c = 0;
+#pragma unroll
+        for (int d = 0; d < kDigits - 1; ++d) {
+            const int64_t v = digit[d][threadIdx.x] + c;
+            c = v >> kDigitBits;
+            digit[d][threadIdx.x] = v & kDigitMask;
+        }
+        digit[kDigits - 1][threadIdx.x] += c;
+    }
+    // The block's digits (carried), summed over its threads, into its warps' states: warp w takes
+    // digits w, w + 8, ..., its lane 0 adding each into the two 32-bit limbs it straddles. A digit's
+    // part in each limb is summed apart, so that no sum of 256 can overflow. All threads call it,
+    // after a barrier.
+    __device__ __forceinline__ void add_to(unsigned long long (*warp_limbs)[kLimbs], unsigned warp, unsigned lane) const {
+        for (int d = warp; d < kDigits; d += kWarps) {
+            const int bit = d * kDigitBits, limb = bit / 32, offset = bit % 32;
+            int64_t low = 0, high = 0;
+#pragma unroll
+            for (int t = lane; t < kThreads; t += 32) {
+                low += digit[d][t] & ((int64_t(1) << (32 - offset)) - 1);
+                high += digit[d][t] >> (32 - offset);
+            }
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) {
+                low += __shfl_down_sync(0xffffffffu, low, o);
+                high += __shfl_down_sync(0xffffffffu, high, o);
+            }
+            if (lane == 0) {
+                warp_limbs[warp][limb] += (unsigned long long)(low << offset);
+                warp_limbs[warp][limb + 1] += (unsigned long long)high;
+            }
         }
     }
 };
@@ -346,10 +425,15 @@ struct exact_workspace {
 static_assert(CURED_TILES_EXACT_OFFSET % 8 == 0 && CURED_TILES_EXACT_OFFSET + kLimbs * 8 <= CURED_TILES_HEADER_BYTES,
               "the limbs lie in the header, 8-byte aligned");
 
-// `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says.
-template <class In, class Acc, bool Aligned>
-__global__ void __launch_bounds__(kThreads, 3) reduce_v10(const In *in, Acc *out, int64_t n, int64_t first_tile,
-                                                       cured_tiles t, void *workspace, cured_dtype result) {
+// `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says. Digits:
+// float64's level 2 is the threads' digits, in the launch's dynamic shared memory.
+template <class In, class Acc, bool Aligned, bool Digits>
+__global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
+    reduce_v10(const In *in, Acc *out, int64_t n, int64_t first_tile, cured_tiles t, void *workspace,
+               cured_dtype result) {
+    static_assert(!Digits || std::is_same_v<In, double>, "the digits are float64's");
+    extern __shared__ int64_t dynamic_shared[];
+    auto *const digits = reinterpret_cast<thread_digits *>(dynamic_shared);
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
     __shared__ int64_t warp_bins[kWarps][window<std::conditional_t<cured::is_floating<In>, In, float>>::kBins];
     __shared__ std::conditional_t<kThreadOwnLimbs<In>, thread_limbs, char> own;
@@ -363,6 +447,7 @@ __global__ void __launch_bounds__(kThreads, 3) reduce_v10(const In *in, Acc *out
 
     for (int k = threadIdx.x; k < kWarps * kLimbs; k += kThreads) (&warp_limbs[0][0])[k] = 0;
     if constexpr (kThreadOwnLimbs<In>) own.clear();
+    if constexpr (Digits) digits->clear();
     if (threadIdx.x == 0) block_flags = 0;
     __syncthreads();
 
@@ -383,7 +468,8 @@ __global__ void __launch_bounds__(kThreads, 3) reduce_v10(const In *in, Acc *out
         thread_window<In> bins;
         bins.reset();
         int steps = 0;
-        bool own_used = false;     // this thread's chunks hold something not yet flushed
+        bool own_used = false;     // this thread's chunks (digits) hold something not yet flushed (carried)
+        bool digits_used = false;  // this thread's digits hold something
         int largest_key = INT_MIN;  // the signed maximum of the keys: >= 0 once a sign bit was clear
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
             cured::for_tile_steps<kThreads, kVectors, In, Aligned>(
@@ -424,6 +510,10 @@ __global__ void __launch_bounds__(kThreads, 3) reduce_v10(const In *in, Acc *out
 #pragma unroll
                                 for (int i = 0; i < kVectors * kPerVector; ++i) flags |= add_outside(x[i], slow);
                             }
+                        } else if (Digits && magnitude_key < kInfinityKey<T>) {
+                            own_used = digits_used = true;
+#pragma unroll
+                            for (int i = 0; i < kVectors * kPerVector; ++i) digits->add_finite(bits_of(x[i]));
                         } else {
 #pragma unroll
                             for (int i = 0; i < kVectors * kPerVector; ++i) flags |= add_outside(x[i], slow);
@@ -436,6 +526,8 @@ __global__ void __launch_bounds__(kThreads, 3) reduce_v10(const In *in, Acc *out
                         bins.flush(warp_state, lane);
                         if constexpr (kThreadOwnLimbs<In>)
                             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
+                        if constexpr (Digits)
+                            if (own_used) digits->carry();
                         own_used = false;
                         __syncwarp();
                     }
@@ -445,6 +537,10 @@ __global__ void __launch_bounds__(kThreads, 3) reduce_v10(const In *in, Acc *out
         bins.flush_last(warp_bins[warp], lane);
         if constexpr (kThreadOwnLimbs<In>)
             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
+        if constexpr (Digits) {
+            if (own_used) digits->carry();
+            if (__syncthreads_or(digits_used)) digits->add_to(warp_limbs, warp, lane);
+        }
         if (largest_key >= 0) flags |= CURED_EXACT_SIGN_CLEAR;
     } else {
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done)
@@ -536,7 +632,59 @@ extern "C" const cured_launch_table v9_one_launch_tiles_launchers;
 
 namespace {
 
+// Whether a block of Kernel may have `bytes` of dynamic shared memory on the current GPU (and under
+// the cap a test may set, cured_test_dynamic_shared); the first time on a device that it may, the
+// kernel's limit is raised to it. Cached per device and kernel.
+template <auto Kernel> cudaError_t grant_dynamic_shared(size_t bytes, bool *granted) {
+    static std::atomic<int64_t> room[64];  // what a block may add to the kernel's static shared memory, plus 1
+    int device;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    int64_t room_here = device < 64 ? room[device].load(std::memory_order_relaxed) - 1 : -1;
+    if (room_here < 0) {
+        int optin;
+        cudaFuncAttributes attributes;
+        if ((err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess)
+            return err;
+        if ((err = cudaFuncGetAttributes(&attributes, Kernel)) != cudaSuccess) return err;
+        room_here = std::max<int64_t>(int64_t(optin) - int64_t(attributes.sharedSizeBytes), 0);
+        if (room_here >= int64_t(bytes) &&
+            (err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes))) != cudaSuccess)
+            return err;
+        if (device < 64) room[device].store(room_here + 1, std::memory_order_relaxed);
+    }
+    const int64_t cap = cured_test_dynamic_shared();
+    *granted = int64_t(bytes) <= room_here && (cap == 0 || int64_t(bytes) <= cap);
+    return cudaSuccess;
+}
+
 template <class In, class Acc> struct v10_launcher {
+    template <bool Aligned, bool Digits>
+    static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
+                           cudaStream_t stream) {
+        constexpr size_t kDynamicBytes = Digits ? sizeof(thread_digits) : 0;
+        int64_t blocks;
+        const cudaError_t err =
+            cured::waves_grid<reduce_v10<In, Acc, Aligned, Digits>>(kThreads, kWaves, &blocks, kDynamicBytes);
+        if (err != cudaSuccess) return err;
+        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, blocks);
+        reduce_v10<In, Acc, Aligned, Digits><<<unsigned(grid), kThreads, kDynamicBytes, stream>>>(
+            in, out, span.count, span.first / t.tile, t, workspace, span.result);
+        return cudaGetLastError();
+    }
+    // float64 takes the threads' digits where the GPU has the shared memory for them.
+    template <bool Aligned>
+    static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
+                           cudaStream_t stream) {
+        if constexpr (std::is_same_v<In, double>) {
+            bool granted;
+            const cudaError_t err = grant_dynamic_shared<reduce_v10<In, Acc, Aligned, true>>(sizeof(thread_digits), &granted);
+            if (err != cudaSuccess) return err;
+            if (granted) return run<Aligned, true>(in, out, span, t, workspace, stream);
+        }
+        return run<Aligned, false>(in, out, span, t, workspace, stream);
+    }
+
     static cudaError_t launch(const void *in, void *out, cured_span span, void *workspace, cudaStream_t stream) {
         static_assert(v10_exact_threads == v9_one_launch_tiles_threads &&
                           v10_exact_per_thread == v9_one_launch_tiles_per_thread,
@@ -547,17 +695,11 @@ template <class In, class Acc> struct v10_launcher {
         } else {
             const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), span.n);
             if (!cured::whole_tiles(span, t)) return cudaErrorInvalidValue;
-            const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0;
-            auto *const kernel = aligned ? reduce_v10<In, Acc, true> : reduce_v10<In, Acc, false>;
-            int64_t blocks;
-            const cudaError_t err = aligned ? cured::waves_grid<reduce_v10<In, Acc, true>>(kThreads, kWaves, &blocks)
-                                            : cured::waves_grid<reduce_v10<In, Acc, false>>(kThreads, kWaves, &blocks);
-            if (err != cudaSuccess) return err;
-            const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, blocks);
-            kernel<<<unsigned(grid), kThreads, 0, stream>>>(static_cast<const In *>(in), static_cast<Acc *>(out),
-                                                             span.count, span.first / t.tile, t, workspace,
-                                                             span.result);
-            return cudaGetLastError();
+            const auto *const input = static_cast<const In *>(in);
+            auto *const result = static_cast<Acc *>(out);
+            return reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0
+                       ? run<true>(input, result, span, t, workspace, stream)
+                       : run<false>(input, result, span, t, workspace, stream);
         }
     }
 };
