@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import cured
+from cured.benchmark import random_input
 from reference import DTYPES, random_array, same_bits
 
 pytestmark = pytest.mark.gpu
@@ -247,6 +248,14 @@ def test_array_on_a_second_gpu(seed):
     for v in VERSIONS:
         assert same_bits(cured.sum(d, version=v), expected[v]), v
         assert same_bits(cured.sum(t, version=v), expected[v]), v
+        assert cupy.cuda.runtime.getDevice() == 0
+    # V10's float64 kernel raises its shared-memory limit once a device: on each GPU, the one answer.
+    y = random_input(2**20 + 3, "float64", data="full_range", seed=seed)
+    exact = cured.fsum(y, device="cpu")
+    with cupy.cuda.Device(1):
+        d1 = cupy.asarray(y)
+    for array in (cupy.asarray(y), d1):
+        assert same_bits(cured.fsum(array), exact)
         assert cupy.cuda.runtime.getDevice() == 0
 
 
