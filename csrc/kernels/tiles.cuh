@@ -1,8 +1,9 @@
 // tiles.cuh: how V9 and V10 walk the tiles of schedule TILES (cured.h): a thread's elements of a
-// tile, loaded 16 bytes at a time, and the grid sized from the GPU. What a version does with each
-// element is its own idea; the walk is shared.
+// tile, loaded 16 bytes at a time, the grid sized from the GPU and the shared memory a block may have.
+// What a version does with each element is its own idea; the walk is shared.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -79,6 +80,32 @@ cudaError_t waves_grid(int threads, int waves, int64_t *blocks, size_t dynamic_b
     if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, dynamic_bytes)) != cudaSuccess) return err;
     *blocks = int64_t(waves) * sms * (per_sm < 1 ? 1 : per_sm);
     if (device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
+    return cudaSuccess;
+}
+
+// Whether a block of Kernel may have `bytes` of dynamic shared memory on the current GPU (and under
+// the cap a test may set, cured_test_dynamic_shared); the first time on a device that it may, the
+// kernel's limit is raised to it. Cached per device and kernel.
+template <auto Kernel> cudaError_t grant_dynamic_shared(size_t bytes, bool *granted) {
+    static std::atomic<int64_t> room[64];  // what a block may add to the kernel's static shared memory, plus 1
+    int device;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    int64_t room_here = device < 64 ? room[device].load(std::memory_order_relaxed) - 1 : -1;
+    if (room_here < 0) {
+        int optin;
+        cudaFuncAttributes attributes;
+        if ((err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess)
+            return err;
+        if ((err = cudaFuncGetAttributes(&attributes, Kernel)) != cudaSuccess) return err;
+        room_here = std::max<int64_t>(int64_t(optin) - int64_t(attributes.sharedSizeBytes), 0);
+        if (room_here >= int64_t(bytes) &&
+            (err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes))) != cudaSuccess)
+            return err;
+        if (device < 64) room[device].store(room_here + 1, std::memory_order_relaxed);
+    }
+    const int64_t cap = cured_test_dynamic_shared();
+    *granted = int64_t(bytes) <= room_here && (cap == 0 || int64_t(bytes) <= cap);
     return cudaSuccess;
 }
 

@@ -76,7 +76,6 @@
 //    2^10, Nsight Compute) in the same time, and its extra blocks cost the global combine
 //    (+1.5 us). The one-block launch's time is latency: the load, the barriers, the warps'
 //    shuffles, and lane 0's serial rounding.
-#include <algorithm>
 #include <climits>
 
 #include <cuda/atomic>
@@ -632,32 +631,6 @@ extern "C" const cured_launch_table v9_one_launch_tiles_launchers;
 
 namespace {
 
-// Whether a block of Kernel may have `bytes` of dynamic shared memory on the current GPU (and under
-// the cap a test may set, cured_test_dynamic_shared); the first time on a device that it may, the
-// kernel's limit is raised to it. Cached per device and kernel.
-template <auto Kernel> cudaError_t grant_dynamic_shared(size_t bytes, bool *granted) {
-    static std::atomic<int64_t> room[64];  // what a block may add to the kernel's static shared memory, plus 1
-    int device;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    int64_t room_here = device < 64 ? room[device].load(std::memory_order_relaxed) - 1 : -1;
-    if (room_here < 0) {
-        int optin;
-        cudaFuncAttributes attributes;
-        if ((err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess)
-            return err;
-        if ((err = cudaFuncGetAttributes(&attributes, Kernel)) != cudaSuccess) return err;
-        room_here = std::max<int64_t>(int64_t(optin) - int64_t(attributes.sharedSizeBytes), 0);
-        if (room_here >= int64_t(bytes) &&
-            (err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes))) != cudaSuccess)
-            return err;
-        if (device < 64) room[device].store(room_here + 1, std::memory_order_relaxed);
-    }
-    const int64_t cap = cured_test_dynamic_shared();
-    *granted = int64_t(bytes) <= room_here && (cap == 0 || int64_t(bytes) <= cap);
-    return cudaSuccess;
-}
-
 template <class In, class Acc> struct v10_launcher {
     template <bool Aligned, bool Digits>
     static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
@@ -678,7 +651,7 @@ template <class In, class Acc> struct v10_launcher {
                            cudaStream_t stream) {
         if constexpr (std::is_same_v<In, double>) {
             bool granted;
-            const cudaError_t err = grant_dynamic_shared<reduce_v10<In, Acc, Aligned, true>>(sizeof(thread_digits), &granted);
+            const cudaError_t err = cured::grant_dynamic_shared<reduce_v10<In, Acc, Aligned, true>>(sizeof(thread_digits), &granted);
             if (err != cudaSuccess) return err;
             if (granted) return run<Aligned, true>(in, out, span, t, workspace, stream);
         }
