@@ -226,9 +226,10 @@ struct thread_limbs {
 
 // float64's level 2 where the GPU has the shared memory: each thread owns the whole state in 44
 // digits of 48 bits (bits 48d up of the state, d = 0 .. 43), in int64s, [digit][thread]. An element
-// of significand m at bit position p (units of 2^-1074) adds in two plain shared adds, no atomics,
-// no branch: (m << s) mod 2^48 into digit p / 48 and (m << s) >> 48 into the next (s = p mod 48),
-// both signed with the element. A digit then takes below 2^52 an element: starting from [0, 2^48),
+// of signed significand v (|v| < 2^53) at bit position p (units of 2^-1074) adds in two plain shared
+// adds, no atomics, no branch: (v << s) mod 2^48, in [0, 2^48), into digit p / 48 and
+// floor((v << s) / 2^48) into the next (s = p mod 48), which add to v << s. A digit then takes
+// below 2^52 in magnitude an element: starting from [0, 2^48),
 // 1024 elements (kFlushSteps steps) leave it below 2^63, and each thread carries its digits back
 // into [0, 2^48) that often (carry), the top digit keeping the excess (below 2^34 an element, so
 // 2^28 elements a thread). 90 KiB a block of 256 threads, dynamic shared memory: two blocks an SM
