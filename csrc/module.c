@@ -1062,6 +1062,44 @@ static PyObject *py_shape(PyObject *module, PyObject *args) {
     return blocks == NULL ? NULL : Py_BuildValue("{s:s,s:N}", "schedule", "passes", "blocks", blocks);
 }
 
+/* exact_rows(a, dtype): each row of the C-contiguous 2-D array a summed exactly (exact_cpu.c) and
+ * rounded once into float16, float32 or float64; returned as float64 (which holds each rounded
+ * value exactly), for the caller to cast. V10 along axes, on the CPU. */
+static PyObject *py_exact_rows(PyObject *module, PyObject *args) {
+    (void)module;
+    PyArrayObject *rows = NULL;
+    PyArray_Descr *to = NULL;
+    if (!PyArg_ParseTuple(args, "O!O&:exact_rows", &PyArray_Type, &rows, PyArray_DescrConverter, &to)) return NULL;
+    PyObject *result = NULL;
+    const int in = dtype_of(PyArray_DESCR(rows));
+    const int round_to = in < 0 ? -1 : dtype_of(to);
+    if (round_to < 0) goto done;
+    if (!cured_dtype_is_float((cured_dtype)round_to)) {
+        PyErr_Format(PyExc_TypeError, "exact_rows: rounds to float16, float32 or float64, not %S", to);
+        goto done;
+    }
+    if (PyArray_NDIM(rows) != 2 || !PyArray_IS_C_CONTIGUOUS(rows) || !PyArray_ISNOTSWAPPED(rows)) {
+        PyErr_SetString(PyExc_ValueError, "exact_rows: takes a C-contiguous 2-D array in native byte order");
+        goto done;
+    }
+    const npy_intp count = PyArray_DIM(rows, 0), length = PyArray_DIM(rows, 1);
+    result = PyArray_SimpleNew(1, (npy_intp[]){count}, NPY_DOUBLE);
+    if (result == NULL) goto done;
+    const char *row = PyArray_BYTES(rows);
+    const int64_t row_bytes = (int64_t)length * (int64_t)PyArray_ITEMSIZE(rows);
+    double *sums = (double *)PyArray_DATA((PyArrayObject *)result);
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp i = 0; i < count; ++i) {
+        cured_exact_state state = {{0}, 0};
+        cured_exact_add(&state, (cured_dtype)in, row + i * row_bytes, (int64_t)length);
+        sums[i] = cured_exact_round(state.limb, 0, CURED_EXACT_LIMBS - 1, state.flags, (cured_dtype)round_to);
+    }
+    Py_END_ALLOW_THREADS
+done:
+    Py_XDECREF(to);
+    return result;
+}
+
 static PyObject *py_set_test_launch(PyObject *module, PyObject *args) {
     long long blocks;
     int misalign;
@@ -1278,6 +1316,9 @@ static PyMethodDef methods[] = {
     {"shape", py_shape, METH_VARARGS,
      "shape(version, dtype, n)\n--\n\nHow `version` cuts n elements of `dtype`: for schedule 'passes', the "
      "blocks of each pass; for 'tiles', the vector width, step, steps a tile, tile and tiles."},
+    {"exact_rows", py_exact_rows, METH_VARARGS,
+     "exact_rows(a, dtype)\n--\n\nEach row of the C-contiguous 2-D array `a`, summed exactly on the CPU and rounded "
+     "once into `dtype` (float16, float32 or float64), as a float64 array that holds each rounded value exactly."},
     {"_set_test_launch", py_set_test_launch, METH_VARARGS,
      "_set_test_launch(blocks, misalign)\n--\n\nFor tests: force the grid of tiled kernels (0: from the "
      "GPU) and misalign the device copy of each chunk of host input by `misalign` bytes (0 to 15)."},

@@ -87,8 +87,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         As NumPy's: the axes to sum over (negative ones count from the end; () sums none). None sums
         every element with `version`; any other axis is summed by the default version's axis kernels
         (version="cub" runs CUB's DeviceSegmentedReduce, the reference, where each result sums
-        consecutive elements; another version raises ValueError). Each output's summation order is
-        fixed by the shape and the dtype alone (csrc/axis.h): the same bits on every GPU and with
+        consecutive elements; version=10, the exact sum, rounds each output once, on the CPU for host
+        arrays only; another version raises ValueError). Each output's summation order is fixed by
+        the shape and the dtype alone (csrc/axis.h): the same bits on every GPU and with
         device="cpu".
     dtype : dtype, optional
         The accumulator and result dtype, NumPy's rules: by default bool and signed integers sum into
@@ -142,7 +143,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
                 on the device, a non-integer axis or version, where= other than True, an out= of the
                 wrong kind or dtype.
     ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
-                default (or "cub" along other axes than rows), device="cpu" with a device array or
+                default (or "cub" along other axes than rows; or 10 on the GPU or with a device
+                array: floating sums), device="cpu" with a device array or
                 "cub", an out= of the wrong shape, on the wrong device, or read-only.
     OverflowError an initial= the result dtype cannot hold (as NumPy).
     MemoryError when the GPU has not enough memory.
@@ -206,11 +208,23 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
             raise ValueError("cured.sum: initial= with the exact version would round its sum twice; add it as an "
                              "element instead")
         initial = acc.type(result.type(initial))  # as NumPy: initial in the result dtype (OverflowError)
+    if timing and not every:
+        raise ValueError("cured.sum: timing=True times a sum of every element; it takes no axis")
+    if exact and not every:
+        if acc.kind != "f":
+            version = DEFAULT_VERSION  # integer sums are exact already, and wrap as NumPy's: V9's
+        elif on_device or device_out is not None or device == "gpu":
+            raise ValueError("cured.fsum: along axes the exact sum runs on the CPU, for host arrays (device='cpu'); "
+                             "on the GPU it sums every element (axis=None)")
+        else:
+            value = _exact_along_axes(np.asarray(a), reduce, result).reshape(result_shape)
+            if numpy_out is not None:
+                np.copyto(numpy_out, value, casting="unsafe")
+                value = numpy_out
+            return value
     if not every and version != DEFAULT_VERSION and version != "cub":
         raise ValueError(f"cured.sum: axis= is summed by the default version ({DEFAULT_VERSION}) and, for row sums, "
                          f"by 'cub' (CUB's DeviceSegmentedReduce), not by version {version!r}")
-    if timing and not every:
-        raise ValueError("cured.sum: timing=True times a sum of every element; it takes no axis")
     # The C extension takes initial= as the accumulator's bytes, padded to 8.
     initial_bytes = None if initial is _NO_VALUE else np.asarray(initial, dtype=acc).tobytes().ljust(8, b"\0")
     if every:
@@ -259,6 +273,19 @@ def _whole_sum(a, version, requested, acc, result, device, timing, device_out, i
         total = time.perf_counter() - start
         return value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total, stages["device"])
     return value
+
+
+def _exact_along_axes(a: np.ndarray, reduce: tuple[bool, ...], result: np.dtype) -> np.ndarray:
+    """V10 along axes, on the CPU: each output's elements summed exactly and rounded once into
+    `result` (float16 to float64), in C order over the kept axes."""
+    kept = [k for k, r in enumerate(reduce) if not r]
+    summed = [k for k, r in enumerate(reduce) if r]
+    outputs = 1
+    for k in kept:
+        outputs *= a.shape[k]
+    rows = np.ascontiguousarray(np.transpose(a, kept + summed), dtype=a.dtype.newbyteorder("="))
+    rows = rows.reshape(outputs, rows.size // outputs if outputs else 0)
+    return _cured.exact_rows(rows, result).astype(result)
 
 
 def _is_exact(version) -> bool:

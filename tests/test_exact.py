@@ -177,6 +177,69 @@ def test_states_keep_specials_and_signed_zeros():
     assert np.isinf(inf.round()) and np.isnan((inf + cured.fsum_state(np.array([-np.inf]), device="cpu")).round())
 
 
+AXIS_CASES = [((7, 9), 0), ((7, 9), -1), ((4, 5, 6), (0, 2)), ((4, 5, 6), 1), ((3, 4, 5, 2), (1, 3)),
+              ((3, 4, 5, 2), ()), ((0, 5), 1), ((5, 0), 1), ((6, 1000), 1)]
+
+
+def exact_along(x, axis, dtype):
+    """The reference along axes: exact_sum of each output's elements, in NumPy's output order."""
+    shape = np.sum(np.zeros(x.shape, np.int8), axis=axis).shape
+    axes = tuple(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+    kept = [k for k in range(x.ndim) if k not in axes]
+    rows = np.transpose(x, kept + list(axes)).reshape(int(np.prod(shape, dtype=np.int64)), -1) if x.size else \
+        np.zeros((int(np.prod(shape, dtype=np.int64)), 0), x.dtype)
+    return [exact_sum(row, dtype) for row in rows], shape
+
+
+def check_along(x, axis, got, dtype):
+    expected, shape = exact_along(x, axis, dtype)
+    assert got.shape == shape and got.dtype == np.dtype(dtype)
+    for i, (g, e) in enumerate(zip(got.ravel(), expected)):
+        assert same_bits(g, e), f"output {i}: {g!r} != exact {e!r}"
+
+
+@pytest.mark.parametrize("shape, axis", AXIS_CASES)
+@pytest.mark.parametrize("kind", ["wide_range", "cancelling"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_fsum_along_axes_on_the_cpu(seed, shape, axis, kind, dtype):
+    """V10 along axes (host arrays, device="cpu"): each output the exact sum of its elements,
+    rounded once, as the whole-array V10 rounds."""
+    n = int(np.prod(shape))
+    x = GENERATORS[kind](np.random.default_rng([seed, n, FLOATS.index(dtype)]), dtype, n).reshape(shape)
+    check_along(x, axis, cured.fsum(x, axis=axis, device="cpu"), result_dtype(dtype))
+
+
+def test_fsum_along_axes_takes_numpys_arguments(seed):
+    rng = np.random.default_rng(seed)
+    x = wide_range(rng, "float32", 4 * 6 * 5).reshape(4, 6, 5)
+    view = x[::-1, ::2, 1:]  # negative and non-unit strides
+    check_along(view, (0, 2), cured.fsum(view, axis=(0, 2), device="cpu"), np.float32)
+    kept = cured.fsum(x, axis=1, keepdims=True, device="cpu")
+    assert kept.shape == (4, 1, 5)
+    check_along(x, 1, kept.reshape(4, 5), np.float32)
+    out = np.empty((4, 5), np.float64)
+    assert cured.fsum(x, axis=1, device="cpu", out=out) is out  # summed in float32, cast into out
+    assert out.astype(np.float32).tobytes() == cured.fsum(x, axis=1, device="cpu").tobytes()
+    check_along(x, 1, cured.fsum(x, axis=1, dtype=np.float64, device="cpu"), np.float64)  # rounded once into float64
+    ints = rng.integers(-2**62, 2**62, size=(3, 7), dtype=np.int64)
+    check_along(ints, 0, cured.fsum(ints, axis=0, dtype=np.float32, device="cpu"), np.float32)
+    assert (cured.fsum(ints, axis=0, device="cpu") == ints.sum(axis=0)).all()  # integer results: exact, wrapping
+    halves = TRICKY["half_double_rounding"].reshape(1, 3)
+    assert same_bits(cured.fsum(halves, axis=1, device="cpu")[0], exact_sum(TRICKY["half_double_rounding"], f16))
+
+
+def test_fsum_along_axes_runs_on_the_cpu_only():
+    x = np.ones((3, 4), np.float32)
+    with pytest.raises(ValueError, match="CPU"):
+        cured.fsum(x, axis=0)  # device="gpu", fsum's default
+    with pytest.raises(ValueError, match="axis"):
+        cured.fsum(x, axis=0, device="cpu", timing=True)
+    with pytest.raises(ValueError, match="initial"):
+        cured.sum(x, axis=0, version=10, device="cpu", initial=1.0)
+    with pytest.raises(np.exceptions.AxisError):
+        cured.fsum(x, axis=2, device="cpu")
+
+
 def test_state_errors():
     with pytest.raises(ValueError, match="exact version"):
         cured._cured.sum(np.ones(3), 9, None, "cpu", False, None, True)
@@ -304,6 +367,13 @@ def test_device_arrays_and_out(seed):
     out16 = cupy.empty((1,), dtype=cupy.float16)
     cured.fsum(h, out=out16)
     assert same_bits(np.float16(out16.get()[0]), exact_sum(TRICKY["half_double_rounding"], f16))
+
+
+@pytest.mark.gpu
+def test_fsum_along_axes_of_a_device_array_is_refused():
+    cupy = pytest.importorskip("cupy")
+    with pytest.raises(ValueError, match="CPU"):
+        cured.fsum(cupy.ones((3, 4), dtype=cupy.float32), axis=0, device="cpu")
 
 
 @pytest.mark.gpu
