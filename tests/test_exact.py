@@ -232,6 +232,8 @@ def test_fsum_along_axes_runs_on_the_cpu_only():
     x = np.ones((3, 4), np.float32)
     with pytest.raises(ValueError, match="CPU"):
         cured.fsum(x, axis=0)  # device="gpu", fsum's default
+    with pytest.raises(ValueError, match="CPU"):
+        cured.sum(x, axis=0, version=10)  # device="auto", cured.sum's default
     with pytest.raises(ValueError, match="axis"):
         cured.fsum(x, axis=0, device="cpu", timing=True)
     with pytest.raises(ValueError, match="initial"):
