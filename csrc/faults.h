@@ -75,7 +75,7 @@ void cured_fault_state(int64_t *calls, int *fired);
 #define cudaFreeHost(pointer) cured_fault_counted(cudaFreeHost(pointer), &cured_live.pinned, -1)
 /* cudaFree(0) starts the runtime's context (cured_device_ready): nothing to count. */
 #define cudaFree(pointer) cured_fault_counted(cudaFree(pointer), &cured_live.device, (pointer) != NULL ? -1 : 0)
-/* cured's own launchers (kernels/*.cu): a launch is a call. */
+/* cured's own launchers (the kernels' .cu files): a launch is a call. */
 #define cured_axis_launch(...) CURED_FAULTY(cured_axis_launch, __VA_ARGS__)
 #define cured_gather(...) CURED_FAULTY(cured_gather, __VA_ARGS__)
 #define cured_store_results(...) CURED_FAULTY(cured_store_results, __VA_ARGS__)

@@ -154,3 +154,40 @@ def test_device_out_is_ordered_between_producer_and_consumer(seed):
         copy[...] = out
     stream.synchronize()
     assert pending and same_bits(copy.get()[()], cured.sum(new))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("version", [9, 10, 3])
+def test_queued_sums_on_several_streams_keep_apart(seed, version):
+    """A queued call's device memory is reused by the next, not freed (device_sum.c): a sum queued
+    on one stream behind ~100 ms of work must not share it with sums queued meanwhile on another
+    stream, nor with a sum on a new stream that took the handle of a destroyed one."""
+    cupy = need("cupy")
+    spin = cupy.RawKernel(r'''extern "C" __global__ void spin(long long cycles) {
+        long long start = clock64(); while (clock64() - start < cycles) {} }''', "spin")
+    xs = [random_array(seed + k, np.dtype("float64"), 2**22 + 17 * k) for k in range(4)]
+    expected = [cured.sum(x, version=version) for x in xs]
+    ds = [cupy.asarray(x) for x in xs]
+    outs = [cupy.zeros((), cupy.float64) for _ in xs]
+    cupy.cuda.Device().synchronize()
+    busy, other = cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream(non_blocking=True)
+    with busy:
+        spin((1,), (1,), (np.int64(200_000_000),))
+        cured.sum(ds[0], version=version, out=outs[0])
+        cured.sum(ds[1], version=version, out=outs[1])  # after the first, on its stream
+    with other:
+        cured.sum(ds[2], version=version, out=outs[2])  # while the busy stream's sums wait
+    pending = not busy.done
+    other.synchronize()
+    replaced = cupy.cuda.Stream(non_blocking=True)
+    with replaced:
+        spin((1,), (1,), (np.int64(200_000_000),))
+        cured.sum(ds[3], version=version, out=outs[3])
+    del replaced  # destroyed with its sum still queued; a new stream may get its handle
+    with cupy.cuda.Stream(non_blocking=True):
+        again = cupy.zeros((), cupy.float64)
+        cured.sum(ds[0], version=version, out=again)
+    cupy.cuda.Device().synchronize()
+    assert pending
+    for k, (out, value) in enumerate(zip(outs + [again], expected + expected[:1])):
+        assert same_bits(out.get()[()], value), (k, out.get()[()], value)
