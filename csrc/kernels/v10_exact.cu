@@ -7,8 +7,8 @@
 // chunking of host input and the CPU (exact_cpu.c) give it; NaN and infinities are IEEE's, there
 // is no intermediate overflow (float32 [3e38, 3e38, -3e38] sums to 3e38), and -0.0 is kept only
 // where every element is -0.0. The walk over the input is V9's (tiles.cuh): 16-byte loads, 8 in
-// flight a thread, a grid of two waves, one launch; integer accumulators run V9's kernel, whose
-// sums are exact already.
+// flight a thread, one launch (of one wave of blocks, where V9 has two: kWaves); integer
+// accumulators run V9's kernel, whose sums are exact already.
 //
 // Where the bits go, in three levels, decided a step at a time (32 float32, 16 float64, 64 float16
 // a thread), with no branch an element:
@@ -39,12 +39,13 @@
 //     compare-and-swap loops: the slow path. Standard-normal data almost never comes to level 2;
 //     data over the whole exponent range mostly does.
 //  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
-//     and chunks into its state (lane 0, no atomics), and each thread carries its float64 digits;
-//     at the end the block adds the digits into its warps' states, and its warps' states, carries
-//     once, and adds the result into one state in the workspace with 68 global atomic adds. The
-//     block that completes the ticket (as V9's) reads that state, zeroes it for the next sum, and
-//     rounds it (cured_exact_round, the CPU's code, with no copy of the state). A launch of one
-//     block over the whole input rounds its block's state itself: no global state, no ticket.
+//     and chunks into its state (lane 0, no atomics); every 64 steps each thread carries its
+//     float64 digits; at the end the block adds the digits into its warps' states, and its warps'
+//     states, carries once, and adds the result into one state in the workspace with 68 global
+//     atomic adds. The block that completes the ticket (as V9's) reads that state, zeroes it for
+//     the next sum, and rounds it (cured_exact_round, the CPU's code, with no copy of the state). A
+//     launch of one block over the whole input rounds its block's state itself: no global state,
+//     no ticket.
 //
 // Window (kTop, bins x bits; elements it holds whole): float32 2^12, 4 x 16 (|x| >= 2^-29);
 // float64 2^24, 3 x 46 (|x| >= 2^-62); float16 2^16, 4 x 15 (every float16).
@@ -92,7 +93,13 @@ constexpr int kVectors = v10_exact_per_thread;
 constexpr int kWarps = kThreads / 32;
 constexpr int kLimbs = CURED_EXACT_LIMBS;
 static_assert(kLimbs <= kThreads, "a thread a limb in the block's combine");
-constexpr int kWaves = 2;  // as V9's grid
+// One wave of blocks, where V9 launches two: a V10 block's fixed cost (clearing its level-2 state,
+// adding its state up, the global combine) is many times V9's, and two waves left each block of
+// 2^21 to 2^25 elements one or two tiles. Device time, one wave against two (forced grids, H200,
+// 2026-11-23, scripts/probes/v10_grid_ab.py): float64 2^21 16.1 -> 13.3 us (full range 22.3 ->
+// 16.9), 2^23 27.4 -> 24.5 (36.0 -> 32.2), 2^26 130.8 -> 129.8 (160.7 -> 163.6); float32 2^23
+// 21.1 -> 17.7 (25.2 -> 22.0), 2^26 73.6 -> 69.9 (91.7 -> 90.7).
+constexpr int kWaves = 1;
 // Steps between a thread's int64 bins going into its warp's state: an int64 bin takes at most
 // 2^(kBinBits + 5) a step, and a warp's 32 of them must still add in an int64.
 constexpr int kFlushSteps = 64;
@@ -273,10 +280,11 @@ struct thread_digits {
         }
         digit[kDigits - 1][threadIdx.x] += c;
     }
-    // The block's digits (carried), summed over its threads, into its warps' states: warp w takes
-    // digits w, w + 8, ..., its lane 0 adding each into the two 32-bit limbs it straddles. A digit's
-    // part in each limb is summed apart, so that no sum of 256 can overflow. All threads call it,
-    // after a barrier.
+    // The block's digits, summed over its threads, into its warps' states: warp w takes digits w,
+    // w + 8, ..., its lane 0 adding each into the two 32-bit limbs it straddles. A digit's part in
+    // each limb is summed apart (a part below 2^32, and a floored part below 2^47 in magnitude for a
+    // digit below 2^63), so that no sum of 256 can overflow: the digits need no carry first. All
+    // threads call it, after a barrier.
     __device__ __forceinline__ void add_to(unsigned long long (*warp_limbs)[kLimbs], unsigned warp, unsigned lane) const {
         for (int d = warp; d < kDigits; d += kWarps) {
             const int bit = d * kDigitBits, limb = bit / 32, offset = bit % 32;
@@ -539,10 +547,8 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         bins.flush_last(warp_bins[warp], lane);
         if constexpr (kThreadOwnLimbs<In>)
             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
-        if constexpr (Digits) {
-            if (own_used) digits->carry();
+        if constexpr (Digits)  // uncarried: add_to takes digits below 2^63
             if (__syncthreads_or(digits_used)) digits->add_to(warp_limbs, warp, lane);
-        }
         if (largest_key >= 0) flags |= CURED_EXACT_SIGN_CLEAR;
     } else {
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done)
