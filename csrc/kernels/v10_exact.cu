@@ -7,7 +7,7 @@
 // chunking of host input and the CPU (exact_cpu.c) give it; NaN and infinities are IEEE's, there
 // is no intermediate overflow (float32 [3e38, 3e38, -3e38] sums to 3e38), and -0.0 is kept only
 // where every element is -0.0. The walk over the input is V9's (tiles.cuh): 16-byte loads, 8 in
-// flight a thread, one launch (of one wave of blocks, where V9 has two: kWaves); integer
+// flight a thread, one launch (of one or two waves of blocks: kOneWaveSteps); integer
 // accumulators run V9's kernel, whose sums are exact already.
 //
 // Where the bits go, in three levels, decided a step at a time (32 float32, 16 float64, 64 float16
@@ -93,13 +93,18 @@ constexpr int kVectors = v10_exact_per_thread;
 constexpr int kWarps = kThreads / 32;
 constexpr int kLimbs = CURED_EXACT_LIMBS;
 static_assert(kLimbs <= kThreads, "a thread a limb in the block's combine");
-// One wave of blocks, where V9 launches two: a V10 block's fixed cost (clearing its level-2 state,
-// adding its state up, the global combine) is many times V9's, and two waves left each block of
-// 2^21 to 2^25 elements one or two tiles. Device time, one wave against two (forced grids, H200,
-// 2026-11-23, scripts/probes/v10_grid_ab.py): float64 2^21 16.1 -> 13.3 us (full range 22.3 ->
-// 16.9), 2^23 27.4 -> 24.5 (36.0 -> 32.2), 2^26 130.8 -> 129.8 (160.7 -> 163.6); float32 2^23
-// 21.1 -> 17.7 (25.2 -> 22.0), 2^26 73.6 -> 69.9 (91.7 -> 90.7).
-constexpr int kWaves = 1;
+// The grid: one wave of blocks while a tile is at most two steps (up to 2^26 float32 and 2^25
+// float64 elements), then two, as V9's. A V10 block's fixed cost (clearing its level-2 state,
+// adding its state up, the global combine) is many times V9's: two waves left each block of 2^21
+// to 2^25 elements one or two tiles. Longer tiles make the fixed cost small, and there the second
+// wave's blocks even out the SMs' pace (docs/v9.md), which data over the whole exponent range,
+// bound by each SM's instructions, needs most. Device time, two waves against one (forced grids,
+// H200, 2026-11-23, scripts/probes/v10_grid_ab.py; full range in brackets): float64 2^21 16.1 ->
+// 13.3 us (22.3 -> 16.9), 2^23 27.4 -> 24.5 (36.0 -> 32.2), 2^25 71.4 -> 69.7 (90.2 -> 88.5), but
+// 2^26 130.8 -> 129.8 (160.7 -> 163.6) and 2^28 486.8 -> 490.3 (591.8 -> 600.0); float32 2^23
+// 21.1 -> 17.7 (25.2 -> 22.0), 2^26 73.6 -> 69.9 (91.7 -> 90.7), but 2^28 253.8 -> 250.1 (321.3
+// -> 332.7).
+constexpr int kOneWaveSteps = 2;
 // Steps between a thread's int64 bins going into its warp's state: an int64 bin takes at most
 // 2^(kBinBits + 5) a step, and a warp's 32 of them must still add in an int64.
 constexpr int kFlushSteps = 64;
@@ -645,11 +650,11 @@ template <class In, class Acc> struct v10_launcher {
     static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
                            cudaStream_t stream) {
         constexpr size_t kDynamicBytes = Digits ? sizeof(thread_digits) : 0;
-        int64_t blocks;
+        int64_t wave;
         const cudaError_t err =
-            cured::waves_grid<reduce_v10<In, Acc, Aligned, Digits>>(kThreads, kWaves, &blocks, kDynamicBytes);
+            cured::waves_grid<reduce_v10<In, Acc, Aligned, Digits>>(kThreads, 1, &wave, kDynamicBytes);
         if (err != cudaSuccess) return err;
-        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, blocks);
+        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, t.steps <= kOneWaveSteps ? wave : 2 * wave);
         reduce_v10<In, Acc, Aligned, Digits><<<unsigned(grid), kThreads, kDynamicBytes, stream>>>(
             in, out, span.count, span.first / t.tile, t, workspace, span.result);
         return cudaGetLastError();
