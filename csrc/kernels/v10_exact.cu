@@ -56,29 +56,34 @@
 // Napkin math: the window is 12 float32 additions an element (float64: 9), against the H200's 128
 // (64) lanes a clock an SM, where V9 reads about 4 elements a clock an SM at full speed.
 //
-// Evidence (device time; H200 probes with scripts/probes/v10_probe.sh, then results/ at 22:55 UTC
-// on the H200 and 23:04 UTC on the H100, `python -m cured --record`, 2026-11-22):
+// Evidence (device time; H200 probes with scripts/probes/v10_probe.sh and v10_grid_ab.py, then
+// results/ at 01:03 UTC on the H200 and 01:18 UTC on the H100, `python -m cured --record`,
+// 2026-11-23):
 //  - The first V10 tested the window and the remainder for each element (two branches an
 //    element, 0.886 warp instructions an element at 2^25, 102 registers). Testing them once a step
 //    and adding level 2's float32 elements whole, without decoding: 0.585 warp instructions an
-//    element, 80 registers (three blocks an SM instead of two), occupancy 36.5% against 24.7%.
-//    Standard-normal data, V10's bandwidth as a fraction of V9's, 2^26 / 2^28 / 2^30: float32 0.88
-//    / 0.95 / 0.96 on the H200 (was 0.58 / 0.60 / 0.61), 0.92 / 0.97 / 0.98 on the H100; float64
-//    0.95 / 0.98 / 0.98 and 0.98 / 1.00 / 1.00 (target 0.9).
-//  - Full exponent range: float32 0.70 / 0.73 / 0.75 on the H200 (was 0.13), 0.87 / 0.94 / 0.96 on
+//    element, 80 registers (three blocks an SM instead of two), occupancy 36.5% against 24.7%
+//    (0.554 and 36.7% with one wave of blocks). Standard-normal data, V10's bandwidth as a
+//    fraction of V9's, 2^26 / 2^28 / 2^30: float32 0.93 / 0.94 / 0.96 on the H200 (was 0.58 /
+//    0.60 / 0.61; 0.88 at 2^26 with two waves), 0.95 / 0.97 / 0.98 on the H100; float64 0.95 /
+//    0.98 / 0.98 and 0.97 / 1.00 / 1.00 (target 0.9).
+//  - Full exponent range: float32 0.71 / 0.74 / 0.75 on the H200 (was 0.13), 0.91 / 0.94 / 0.96 on
 //    the H100, bound by the chunks' shared load-add-store chains (0.833 warp instructions an
-//    element); float64 0.75 / 0.80 / 0.82 on the H200, 0.93 / 0.96 / 0.97 on the H100 (target
+//    element); float64 0.77 / 0.80 / 0.82 on the H200, 0.94 / 0.96 / 0.97 on the H100 (target
 //    0.75). float64 through the warp's state with atomics: 0.16 / 0.16 at 2^26 / 2^28 on the
 //    H200, every element in compare-and-swap loops; through each thread's digits, in the same
 //    process (scripts/probes/v10_digits_ab.py, 2026-11-22): 0.77 / 0.81, and 12.1 -> 9.7 us at
 //    2^10. Their cost on standard-normal data, which never uses them (two blocks an SM instead
-//    of three, and clearing them): 0.967 -> 0.955 of V9 at 2^26, 5.9 -> 6.5 us at 2^10.
-//  - 2^10 to 2^16: 7 to 10 us, 1.42 to 1.89 times V9's time on standard-normal data (target 1.5),
-//    1.6 to 2.4 on full-range data. Not the instructions: a
-//    version that gave small inputs a vector a thread a tile ran 60% fewer (3985 against 9728 at
-//    2^10, Nsight Compute) in the same time, and its extra blocks cost the global combine
-//    (+1.5 us). The one-block launch's time is latency: the load, the barriers, the warps'
-//    shuffles, and lane 0's serial rounding.
+//    of three, and clearing them): 0.967 -> 0.955 of V9 at 2^26, 5.9 -> 6.5 us at 2^10. From
+//    2^17 to 2^25 full-range float64 reads 0.57 to 0.74 of V9 on the H200 (0.41 to 0.71 with two
+//    waves and a last carry of the digits).
+//  - 2^10 to 2^16: 7 to 9 us, 1.42 to 1.90 times V9's time on standard-normal data (target 1.5),
+//    1.65 to 2.29 on full-range data. Not the instructions: a version that gave small inputs a
+//    vector a thread a tile ran 60% fewer (3985 against 9728 at 2^10, Nsight Compute) in the same
+//    time, and its extra blocks cost the global combine (+1.5 us). Nor the combine: one block
+//    over 2, 4 and 8 tiles (forced grids) took 8.3, 10.8 and 15.4 us at float32 2^14 / 2^15 /
+//    2^16, against 8.5 with V10's grid, a DRAM round trip a tile. The one-block launch's time is
+//    latency: the load, the barriers, the warps' shuffles, and lane 0's serial rounding.
 #include <climits>
 
 #include <cuda/atomic>
