@@ -20,9 +20,10 @@
  * its own: it has no mapped result, and an event) while the GPU may still be using it. The event,
  * recorded after the call's work, orders the next user after it: a later call on the same stream
  * handle waits on it (cudaStreamWaitEvent; the handle may be a new stream's, once the old one was
- * destroyed), a call on another stream takes a slot whose event has completed, or a new one. So a
- * queued call allocates and clears nothing either; its host time was 1.02 to 1.93 times an
- * asynchronous torch.sum's when it took pool memory and a memset each call (2026-11-22). */
+ * destroyed), a call on another stream takes a slot whose event has completed, or a new one (past
+ * QUEUED_SLOTS_SHARED idle slots, the oldest, waited on). So a queued call allocates and clears
+ * nothing either; its host time was 1.02 to 1.93 times an asynchronous torch.sum's when it took
+ * pool memory and a memset each call (2026-11-22), 0.94 to 1.35 at 2^10 to 2^16 since. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <pthread.h>
 #include <stdlib.h>
@@ -65,42 +66,55 @@ static void slot_destroy(slot *s) {
     free(s);
 }
 
+/* Idle QUEUED slots a device keeps before calls share them: beyond this many streams with sums in
+ * flight at once, a call waits on another stream's last sum instead of making a slot. */
+#define QUEUED_SLOTS_SHARED 16
+
 /* An idle QUEUED slot of the list at *link for work on `stream`, unlinked, or NULL: the one used
- * last on this stream handle (its work is ordered before this call's once waited on), else one
- * whose work is done. */
-static slot *unlink_queued(slot **link, cudaStream_t stream) {
-    slot **found = NULL;
-    for (slot **p = link; *p != NULL && found == NULL; p = &(*p)->next)
-        if ((*p)->stream == stream) found = p;
+ * last on this stream handle, else one whose work is done, else, when the list holds
+ * QUEUED_SLOTS_SHARED, the one given back longest ago. *wait says whether the call must order its
+ * work after the slot's event (all but a done one: a stream handle may be a new stream's, once the
+ * old one was destroyed). */
+static slot *unlink_queued(slot **link, cudaStream_t stream, int *wait) {
+    slot **found = NULL, **last = NULL;
+    int idle = 0;
+    *wait = 1;
+    for (slot **p = link; *p != NULL; p = &(*p)->next, ++idle) {
+        if (found == NULL && (*p)->stream == stream) found = p;
+        last = p;
+    }
     /* cudaEventQuery only asks; any answer but "done" (not ready, or an error that the call's own
      * CUDA calls will report) leaves the slot to another call. */
     for (slot **p = link; *p != NULL && found == NULL; p = &(*p)->next)
-        if (cudaEventQuery((*p)->done) == cudaSuccess) found = p;
+        if (cudaEventQuery((*p)->done) == cudaSuccess) {
+            found = p;
+            *wait = 0;
+        }
+    if (found == NULL && idle >= QUEUED_SLOTS_SHARED) found = last;
     if (found == NULL) return NULL;
     slot *s = *found;
     *found = s->next;
     return s;
 }
 
-/* A slot of `kind` for the current device: an idle one, or a new one (its header zeroed,
- * synchronously). A QUEUED slot is ordered after its last user on `stream` here. */
+/* A slot of `kind` for the current device: an idle one, or a new one with its header zeroed (a
+ * WAITED slot's synchronously, a QUEUED slot's on `stream`). A QUEUED slot is ordered after its
+ * last user on `stream` here. */
 static cudaError_t slot_take(int kind, cudaStream_t stream, slot **taken) {
-    int device;
+    int device, wait = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err != cudaSuccess) return err;
     *taken = NULL;
     if (device < SLOT_DEVICES) {
         pthread_mutex_lock(&slots_lock);
         slot **list = &idle_slots[kind][device];
-        if (kind == QUEUED) *taken = unlink_queued(list, stream);
+        if (kind == QUEUED) *taken = unlink_queued(list, stream, &wait);
         else if ((*taken = *list) != NULL) *list = (*taken)->next;
         pthread_mutex_unlock(&slots_lock);
     }
     if (*taken != NULL) {
-        slot *s = *taken;
-        if (kind == QUEUED && s->stream == stream &&
-            (err = cudaStreamWaitEvent(stream, s->done, 0)) != cudaSuccess) {
-            slot_destroy(s);
+        if (wait && (err = cudaStreamWaitEvent(stream, (*taken)->done, 0)) != cudaSuccess) {
+            slot_destroy(*taken);
             *taken = NULL;
         }
         return err;
@@ -112,7 +126,8 @@ static cudaError_t slot_take(int kind, cudaStream_t stream, slot **taken) {
           (err = cudaHostGetDevicePointer(&s->result_dev, s->result, 0)) != cudaSuccess)) ||
         (kind == QUEUED && (err = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming)) != cudaSuccess) ||
         (err = cudaMalloc((void **)&s->workspace, SLOT_DEVICE_BYTES)) != cudaSuccess ||
-        (err = cudaMemset(s->workspace, 0, CURED_TILES_HEADER_BYTES)) != cudaSuccess) {
+        (err = kind == WAITED ? cudaMemset(s->workspace, 0, CURED_TILES_HEADER_BYTES)
+                              : cudaMemsetAsync(s->workspace, 0, CURED_TILES_HEADER_BYTES, stream)) != cudaSuccess) {
         slot_destroy(s);
         return err;
     }

@@ -191,3 +191,28 @@ def test_queued_sums_on_several_streams_keep_apart(seed, version):
     assert pending
     for k, (out, value) in enumerate(zip(outs + [again], expected + expected[:1])):
         assert same_bits(out.get()[()], value), (k, out.get()[()], value)
+
+
+@pytest.mark.gpu
+def test_queued_sums_on_many_busy_streams_share_their_memory(seed):
+    """Past 16 streams with queued sums in flight at once (QUEUED_SLOTS_SHARED, csrc/device_sum.c),
+    a call orders itself after another stream's last sum instead of keeping more device memory:
+    every sum is still right, and at most 16 workspaces were made."""
+    cupy = need("cupy")
+    spin = cupy.RawKernel(r'''extern "C" __global__ void spin(long long cycles) {
+        long long start = clock64(); while (clock64() - start < cycles) {} }''', "spin")
+    x = random_array(seed, np.dtype("float32"), 2**20 + 5)
+    expected, d = cured.sum(x), cupy.asarray(x)
+    streams = [cupy.cuda.Stream(non_blocking=True) for _ in range(24)]
+    outs = [cupy.zeros((), cupy.float32) for _ in streams]
+    cupy.cuda.Device().synchronize()
+    before = cured._cured._fault_state()["device"]
+    for stream, out in zip(streams, outs):
+        with stream:
+            spin((1,), (1,), (np.int64(100_000_000),))
+            cured.sum(d, out=out)
+    made = cured._cured._fault_state()["device"] - before
+    cupy.cuda.Device().synchronize()
+    assert made <= 16, made
+    for out in outs:
+        assert same_bits(out.get()[()], expected)
