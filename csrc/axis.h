@@ -151,6 +151,14 @@ int cured_cpu_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_
 cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype, cured_acc acc, const void *in,
                               void *out, cudaStream_t stream);
 
+/* kernels/v10_axis.cu: V10 along axes. Each of `rows` rows of `length` (>= 1) consecutive elements
+ * of in_dtype at d_in summed exactly and rounded once into `result` (float16, float32 or float64),
+ * into out[row] as a double (which holds it exactly), on `stream`, using `workspace` (device,
+ * cured_exact_rows_workspace bytes, none needed where it is 0). Not waited for. */
+size_t cured_exact_rows_workspace(int64_t rows, int64_t length);
+cudaError_t cured_exact_rows(cured_dtype in_dtype, const void *in, int64_t rows, int64_t length, cured_dtype result,
+                             double *out, void *workspace, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

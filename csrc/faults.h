@@ -77,6 +77,7 @@ void cured_fault_state(int64_t *calls, int *fired);
 #define cudaFree(pointer) cured_fault_counted(cudaFree(pointer), &cured_live.device, (pointer) != NULL ? -1 : 0)
 /* cured's own launchers (the kernels' .cu files): a launch is a call. */
 #define cured_axis_launch(...) CURED_FAULTY(cured_axis_launch, __VA_ARGS__)
+#define cured_exact_rows(...) CURED_FAULTY(cured_exact_rows, __VA_ARGS__)
 #define cured_gather(...) CURED_FAULTY(cured_gather, __VA_ARGS__)
 #define cured_store_results(...) CURED_FAULTY(cured_store_results, __VA_ARGS__)
 #define cured_launch_floor(...) CURED_FAULTY(cured_launch_floor, __VA_ARGS__)

@@ -591,18 +591,28 @@ static int parse_fold(PyObject *shape_obj, PyObject *reduce_obj, int64_t n, cure
     return 0;
 }
 
-/* The sum along axes of a device array into pool memory d_acc (fold->results accumulators), then
- * either into out= (device; cast and initial added by the store kernel, not waited for) or copied
- * into `host` (fold->results accumulators), waited for. */
+/* V10 along axes (kernels/v10_axis.cu): the dtype each output rounds to, and, where the reduced
+ * axes are not the last ones, the C-order array's layout with them moved last, whose copy in C
+ * order makes each output's elements a row. */
+typedef struct {
+    cured_dtype round_to;
+    int permute;
+    cured_layout to_rows;
+} exact_axes;
+
+/* The sum along axes of a device array into pool memory d_acc (fold->results accumulators; with
+ * `exact`, V10's rounded sums as doubles), then either into out= (device; cast and initial added by
+ * the store kernel, not waited for) or copied into `host` (fold->results accumulators), waited for. */
 static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, cured_dtype in_dtype, cured_acc acc,
-                                        int cub, const void *d_in, const cured_layout *strided, int unit,
-                                        cudaStream_t stream, const device_array *out, cured_dtype out_dtype,
-                                        const void *initial, void *host) {
+                                        int cub, const exact_axes *exact, const void *d_in,
+                                        const cured_layout *strided, int unit, cudaStream_t stream,
+                                        const device_array *out, cured_dtype out_dtype, const void *initial,
+                                        void *host) {
     cured_cuda_status status = cured_ok;
     const size_t item = (size_t)cured_dtype_size(in_dtype);
     const size_t acc_bytes = (size_t)fold->results * (size_t)cured_dtype_size(cured_acc_dtype(acc));
     const size_t copy_bytes = strided != NULL ? (size_t)n * item : 0;
-    char *d_acc = NULL, *copy = NULL;
+    char *d_acc = NULL, *copy = NULL, *rows = NULL, *workspace = NULL;
     /* The kernels write into out= themselves where it holds accumulators as they are. */
     const int direct = out != NULL && initial == NULL && out_dtype == cured_acc_dtype(acc) &&
                        (uintptr_t)out->data % (uintptr_t)cured_dtype_size(out_dtype) == 0;
@@ -618,8 +628,24 @@ static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, 
                       cured_gather(d_in, copy, (int)item, unit, strided, stream));
             d_in = copy;
         }
-        CURED_TRY_STEP(cub ? cured_axis_cub_rows(fold, in_dtype, d_in, d_acc, stream)
-                           : cured_axis_sum(fold, in_dtype, acc, d_in, d_acc, stream));
+        if (exact != NULL) {
+            const int64_t length = n / fold->results;
+            const size_t workspace_bytes = cured_exact_rows_workspace(fold->results, length);
+            if (exact->permute) {
+                CURED_TRY("cudaMallocAsync (the rows' copy)", cudaMallocAsync((void **)&rows, (size_t)n * item, stream));
+                CURED_TRY("cured_gather (each output's elements into a row)",
+                          cured_gather(d_in, rows, (int)item, (int)item, &exact->to_rows, stream));
+                d_in = rows;
+            }
+            if (workspace_bytes > 0)
+                CURED_TRY("cudaMallocAsync (the segments' states)",
+                          cudaMallocAsync((void **)&workspace, workspace_bytes, stream));
+            CURED_TRY("cured_exact_rows", cured_exact_rows(in_dtype, d_in, fold->results, length, exact->round_to,
+                                                           (double *)d_acc, workspace, stream));
+        } else {
+            CURED_TRY_STEP(cub ? cured_axis_cub_rows(fold, in_dtype, d_in, d_acc, stream)
+                               : cured_axis_sum(fold, in_dtype, acc, d_in, d_acc, stream));
+        }
     }
     if (out != NULL) {
         if (!(direct && d_acc != NULL))
@@ -631,6 +657,8 @@ static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, 
     }
 done:
     if (copy != NULL) cured_keep_first(&status, cudaFreeAsync(copy, stream), "cudaFreeAsync");
+    if (rows != NULL) cured_keep_first(&status, cudaFreeAsync(rows, stream), "cudaFreeAsync");
+    if (workspace != NULL) cured_keep_first(&status, cudaFreeAsync(workspace, stream), "cudaFreeAsync");
     if (owned != NULL) cured_keep_first(&status, cudaFreeAsync(owned, stream), "cudaFreeAsync");
     /* Host results (and any failure) are waited for; a device out= is left queued. */
     if (out == NULL || status.code != cudaSuccess)
@@ -664,8 +692,45 @@ static int check_cub_axes(int cub, const cured_axis_fold *fold, int64_t n, cured
     return 0;
 }
 
+/* exact=True (V10 along axes): checks its arguments and plans the copy that makes each output's
+ * elements a row (exact_axes). Returns 0, or -1 with an exception set. */
+static int exact_plan_of(PyObject *shape_obj, PyObject *reduce_obj, const cured_axis_fold *fold, int item,
+                         cured_acc acc, PyArray_Descr *result_descr, PyObject *initial_obj, int cub,
+                         exact_axes *plan) {
+    const int round_to = result_descr == NULL ? -1 : dtype_of(result_descr);
+    if (result_descr != NULL && round_to < 0) return -1;
+    if (round_to < 0 || !cured_dtype_is_float((cured_dtype)round_to) || acc != CURED_ACC_FLOAT64 || cub ||
+        initial_obj != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "sum_axes: exact=True takes acc=float64, a float result=, no initial and "
+                                          "not cub");
+        return -1;
+    }
+    memset(plan, 0, sizeof *plan);
+    plan->round_to = (cured_dtype)round_to;
+    /* parse_fold has checked the tuples. The reduced axes go last, each group in its order, over
+     * the C-order array's strides. */
+    const int ndim = (int)PyTuple_GET_SIZE(shape_obj);
+    int64_t shape[CURED_MAX_DIMS], strides[CURED_MAX_DIMS];
+    int64_t stride = item;
+    for (int d = ndim - 1; d >= 0; --d) {
+        shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, d));
+        strides[d] = stride;
+        stride *= shape[d];
+    }
+    plan->permute = !cured_axis_is_rows(fold);
+    plan->to_rows.ndim = ndim;
+    int at = 0;
+    for (int last = 0; last < 2; ++last)
+        for (int d = 0; d < ndim; ++d)
+            if (PyObject_IsTrue(PyTuple_GET_ITEM(reduce_obj, d)) == last) {
+                plan->to_rows.shape[at] = shape[d];
+                plan->to_rows.strides[at++] = strides[d];
+            }
+    return 0;
+}
+
 static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) {
-    static char *keywords[] = {"a", "shape", "reduce", "acc", "device", "out", "result", "initial", "cub", NULL};
+    static char *keywords[] = {"a", "shape", "reduce", "acc", "device", "out", "result", "initial", "cub", "exact", NULL};
     PyObject *input, *shape_obj, *reduce_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
     PyArray_Descr *acc_descr = NULL, *result_descr = NULL;
     PyArrayObject *host = NULL, *results = NULL;
@@ -675,12 +740,13 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     int64_t n;
     int previous = -1;
     cured_cuda_status status = cured_ok;
-    int cub = 0;
+    int cub = 0, exact = 0;
+    exact_axes exact_plan;
     memset(&array, 0, sizeof array);
     memset(&out, 0, sizeof out);
-    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&Op:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&Opp:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
                                      PyArray_DescrConverter, &acc_descr, &device, &out_obj, PyArray_DescrConverter2,
-                                     &result_descr, &initial_obj, &cub))
+                                     &result_descr, &initial_obj, &cub, &exact))
         return NULL;
     const int where = parse_place(device);
     const int on_gpu = where != PLACE_CPU; /* "auto" sums along axes on the GPU */
@@ -798,8 +864,12 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         Py_XDECREF(acc_out);
         const int unit = device_array_copy_unit(&array, cured_dtype_size((cured_dtype)in_dtype));
         const void *initial = has_out && initial_obj != Py_None ? PyBytes_AS_STRING(initial_obj) : NULL;
+        if (exact && exact_plan_of(shape_obj, reduce_obj, &fold, cured_dtype_size((cured_dtype)in_dtype), acc,
+                                   result_descr, initial_obj, cub, &exact_plan) < 0)
+            goto done;
         Py_BEGIN_ALLOW_THREADS
-        status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, cub, array.data, unit > 0 ? &array.layout : NULL, unit,
+        status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, cub, exact ? &exact_plan : NULL, array.data,
+                                unit > 0 ? &array.layout : NULL, unit,
                                 stream, has_out ? &out : NULL, (cured_dtype)out_dtype, initial,
                                 results != NULL ? PyArray_DATA(results) : NULL);
         Py_END_ALLOW_THREADS
@@ -808,6 +878,12 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         goto done;
     }
     /* Host input: C-contiguous in its own dtype, then the CPU model or a copy to the GPU. */
+    if (exact) {
+        Py_DECREF(acc_out);
+        PyErr_SetString(PyExc_ValueError, "sum_axes: exact=True sums device arrays; a host array's exact sums along "
+                                          "axes are exact_rows'");
+        goto done;
+    }
     if (out_obj != Py_None) {
         Py_DECREF(acc_out);
         PyErr_SetString(PyExc_ValueError, "cured.sum: an out= on the device needs a device array to sum");
@@ -854,7 +930,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
                 (status.code = cudaMemcpyAsync(d_in, data, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
                 status.call = "cudaMemcpyAsync (the input to the device)";
             if (status.code == cudaSuccess)
-                status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, cub, d_in, NULL, 0, stream, NULL, CURED_BOOL,
+                status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, cub, NULL, d_in, NULL, 0, stream, NULL, CURED_BOOL,
                                         NULL, sums);
             if (d_in != NULL) {
                 const cudaError_t freed = cudaFreeAsync(d_in, stream);

@@ -45,10 +45,9 @@ def fsum(
     """The exact sum of all elements of `a`, rounded once: math.fsum's answer, for arrays.
 
     cured.sum(a, axis, dtype, out, keepdims, version=10, ...) with cured.sum's arguments. Along axes
-    (axis= other than None) each output is correctly rounded, computed on the CPU for host arrays
-    only (device="cpu"; the GPU's V10 sums every element, and device arrays along axes raise
-    ValueError). The real sum of the elements is
-    rounded once, to nearest with ties to even, into the result dtype (NumPy's: float32 for float16
+    (axis= other than None) each output is correctly rounded: device arrays on their GPU
+    (kernels/v10_axis.cu), host arrays on the CPU (device="cpu" only). The real sum of the elements
+    is rounded once, to nearest with ties to even, into the result dtype (NumPy's: float32 for float16
     and float32 input, float64 for float64 input; float16 input returns float16, rounded once to
     float16, never through float32). There is no intermediate overflow: [3e38, 3e38, -3e38] in
     float32 sums to 3e38. IEEE's rules for the rest: a NaN, or +inf with -inf, gives NaN; an exact

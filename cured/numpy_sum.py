@@ -87,8 +87,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         As NumPy's: the axes to sum over (negative ones count from the end; () sums none). None sums
         every element with `version`; any other axis is summed by the default version's axis kernels
         (version="cub" runs CUB's DeviceSegmentedReduce, the reference, where each result sums
-        consecutive elements; version=10, the exact sum, rounds each output once, with device="cpu"
-        for host arrays only; another version raises ValueError). Each output's summation order is fixed by
+        consecutive elements; version=10, the exact sum, rounds each output once: device arrays on
+        their GPU, host arrays with device="cpu"; another version raises ValueError). Each output's summation order is fixed by
         the shape and the dtype alone (csrc/axis.h): the same bits on every GPU and with
         device="cpu".
     dtype : dtype, optional
@@ -143,8 +143,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
                 on the device, a non-integer axis or version, where= other than True, an out= of the
                 wrong kind or dtype.
     ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
-                default (or "cub" along other axes than rows; or 10 with a device other than "cpu"
-                or a device array: floating sums), device="cpu" with a device array or
+                default (or "cub" along other axes than rows; or 10 for a host array with a
+                device other than "cpu": floating sums), device="cpu" with a device array or
                 "cub", an out= of the wrong shape, on the wrong device, or read-only.
     OverflowError an initial= the result dtype cannot hold (as NumPy).
     MemoryError when the GPU has not enough memory.
@@ -213,11 +213,22 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     if exact and not every:
         if acc.kind != "f":
             version = DEFAULT_VERSION  # integer sums are exact already, and wrap as NumPy's: V9's
-        elif on_device or device_out is not None or device != "cpu":
-            # Only device="cpu": "auto" picks a place by speed and, without a GPU, raises CudaError for
-            # every input alike; here there is one place.
-            raise ValueError("cured.fsum: along axes the exact sum runs on the CPU, for host arrays (device='cpu'); "
-                             "on the GPU it sums every element (axis=None)")
+        elif on_device:
+            # On the array's GPU (kernels/v10_axis.cu): each output rounded once into `result`, as a
+            # float64 that holds it exactly (device="cpu" raises ValueError for device arrays there).
+            flat = _cured.sum_axes(a, shape, reduce, np.dtype(np.float64), device, device_out, result, None, False, True)
+            if device_out is not None:
+                return device_out
+            value = flat.astype(result).reshape(result_shape)
+            if numpy_out is not None:
+                np.copyto(numpy_out, value, casting="unsafe")
+                value = numpy_out
+            return value
+        elif device_out is not None or device != "cpu":
+            # Host arrays: only device="cpu". "auto" picks a place by speed and, without a GPU, raises
+            # CudaError for every input alike; here there is one place.
+            raise ValueError("cured.fsum: along axes the exact sum of a host array runs on the CPU (device='cpu'); "
+                             "device arrays are summed on their GPU")
         else:
             value = _exact_along_axes(np.asarray(a), reduce, result).reshape(result_shape)
             if numpy_out is not None:

@@ -9,7 +9,8 @@ installed, device input read in place, misaligned, and strided (the gather kerne
 summed into a device out= element (queued, then read), aligned and not. V10 (exact) also runs on
 data over the whole exponent range (its shared-memory path) and returns its exact state.
 
-`axis` (an argument, or by default after the versions) runs the sums along axes (kernels/v9_axis.cu):
+`axis` (an argument, or by default after the versions) runs the sums along axes (kernels/v9_axis.cu,
+and V10's, kernels/v10_axis.cu, for floats):
 short and long rows, narrow and wide columns, several steps, under the default and a forced grid,
 from host memory, from CuPy in place, strided, and into a device out= (direct, and through the
 store kernel with a cast and an initial).
@@ -90,6 +91,11 @@ def axis_main():
                 cases.append(("device strided", lambda: cured.sum(d[::-1], axis=axis), flipped))
                 out = cupy.empty(model.shape, model.dtype)
                 cases.append(("device out=", lambda: cured.sum(d, axis=axis, out=out).get(), model))
+                if x.dtype.kind == "f":  # V10 along axes (kernels/v10_axis.cu): rows, segments, a copy into rows
+                    exact = cured.fsum(x, axis=axis, device="cpu")
+                    cases.append(("exact", lambda: cured.fsum(d, axis=axis), exact))
+                    exact_flipped = cured.fsum(np.ascontiguousarray(x[::-1]), axis=axis, device="cpu")
+                    cases.append(("exact strided", lambda: cured.fsum(d[::-1], axis=axis), exact_flipped))
                 if model.dtype.kind == "f":
                     half = cupy.empty(model.shape, cupy.float16)
                     want = cured.sum(x, axis=axis, dtype=np.float16 if dtype == "float16" else None, initial=1,

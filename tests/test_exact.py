@@ -228,7 +228,7 @@ def test_fsum_along_axes_takes_numpys_arguments(seed):
     assert same_bits(cured.fsum(halves, axis=1, device="cpu")[0], exact_sum(TRICKY["half_double_rounding"], f16))
 
 
-def test_fsum_along_axes_runs_on_the_cpu_only():
+def test_fsum_along_axes_of_host_arrays_runs_on_the_cpu_only():
     x = np.ones((3, 4), np.float32)
     with pytest.raises(ValueError, match="CPU"):
         cured.fsum(x, axis=0)  # device="gpu", fsum's default
@@ -372,10 +372,66 @@ def test_device_arrays_and_out(seed):
 
 
 @pytest.mark.gpu
-def test_fsum_along_axes_of_a_device_array_is_refused():
+@pytest.mark.parametrize("shape, axis", AXIS_CASES)
+@pytest.mark.parametrize("kind", ["wide_range", "cancelling"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_fsum_along_axes_on_the_gpu(seed, shape, axis, kind, dtype):
+    """V10 along axes of a device array (kernels/v10_axis.cu): each output the exact sum of its
+    elements, rounded once; the CPU's bits."""
     cupy = pytest.importorskip("cupy")
+    n = int(np.prod(shape))
+    x = GENERATORS[kind](np.random.default_rng([seed, n, FLOATS.index(dtype), 1]), dtype, n).reshape(shape)
+    got = cured.fsum(cupy.asarray(x), axis=axis)
+    check_along(x, axis, got, result_dtype(dtype))
+    assert got.tobytes() == cured.fsum(x, axis=axis, device="cpu").tobytes()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape, axis", [((3, 3 * 2**20 + 7), 1), ((2**20 + 3, 3), 0), ((5, 40000, 3), (0, 1)),
+                                         ((2**16, 5), 1)])
+def test_fsum_along_axes_on_the_gpu_in_segments(seed, shape, axis):
+    """Few long rows are cut into segments whose exact states a second launch adds; many short
+    rows take a warp each. Specials and signed zeros as IEEE: a NaN, +inf with -inf, -0.0 alone."""
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng(seed)
+    x = wide_range(rng, "float64", int(np.prod(shape))).reshape(shape)
+    got = cured.fsum(cupy.asarray(x), axis=axis)
+    assert got.tobytes() == cured.fsum(x, axis=axis, device="cpu").tobytes()  # the CPU's are checked exact above
+    special = np.full((4, 3 * 2**20), -0.0)
+    special[1, 17], special[2, 5], special[2, -1], special[3, 2**20] = np.inf, np.inf, -np.inf, np.nan
+    got = cured.fsum(cupy.asarray(special), axis=1)
+    assert np.signbit(got[0]) and got[0] == 0 and got[1] == np.inf and np.isnan(got[2]) and np.isnan(got[3])
+
+
+@pytest.mark.gpu
+def test_fsum_along_axes_of_device_arrays_takes_numpys_arguments(seed):
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng(seed)
+    x = wide_range(rng, "float32", 4 * 6 * 5).reshape(4, 6, 5)
+    d = cupy.asarray(x)
+    view = d[::-1, ::2, 1:]  # negative and non-unit strides: copied into C order first
+    check_along(x[::-1, ::2, 1:], (0, 2), cured.fsum(view, axis=(0, 2)), np.float32)
+    assert cured.fsum(d, axis=1, keepdims=True).shape == (4, 1, 5)
+    check_along(x, 1, cured.fsum(d, axis=1, dtype=np.float64), np.float64)  # rounded once into float64
+    out = cupy.full((4, 5), 7, dtype=cupy.float32)
+    assert cured.fsum(d, axis=1, out=out) is out  # on the device, cast exactly from the rounded value
+    assert out.get().tobytes() == cured.fsum(x, axis=1, device="cpu").tobytes()
+    numpy_out = np.empty((4, 5), np.float64)
+    assert cured.fsum(d, axis=1, out=numpy_out) is numpy_out
+    assert numpy_out.astype(np.float32).tobytes() == out.get().tobytes()
+    halves = cupy.asarray(TRICKY["half_double_rounding"].reshape(1, 3))
+    out16 = cupy.empty((1,), dtype=cupy.float16)
+    cured.fsum(halves, axis=1, out=out16)
+    assert same_bits(out16.get()[0], exact_sum(TRICKY["half_double_rounding"], f16))
+    ints = rng.integers(-2**62, 2**62, size=(3, 7), dtype=np.int64)
+    check_along(ints, 0, cured.fsum(cupy.asarray(ints), axis=0, dtype=np.float32), np.float32)
+    assert (cured.fsum(cupy.asarray(ints), axis=0) == ints.sum(axis=0)).all()  # integer results: V9's, exact
     with pytest.raises(ValueError, match="CPU"):
-        cured.fsum(cupy.ones((3, 4), dtype=cupy.float32), axis=0, device="cpu")
+        cured.fsum(d, axis=0, device="cpu")  # the CPU path takes host arrays
+    with pytest.raises(TypeError, match="dtype"):
+        cured.fsum(d, axis=1, out=cupy.empty((4, 5), dtype=cupy.float64))  # out= of another dtype than the result
+    torch = pytest.importorskip("torch")
+    check_along(x, 2, cured.fsum(torch.from_dlpack(d), axis=2), np.float32)
 
 
 @pytest.mark.gpu

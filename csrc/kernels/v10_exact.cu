@@ -89,6 +89,7 @@
 #include <cuda/atomic>
 
 #include "../exact.h"
+#include "exact_term.cuh"
 #include "tiles.cuh"
 
 namespace {
@@ -163,19 +164,7 @@ template <class T> __host__ __device__ constexpr uint32_t key_of_pow2(int e) {
     return sizeof(T) == 4 ? uint32_t(e + 127) << 23 : uint32_t(e + 1023) << 20;
 }
 
-// A finite term into a warp's state, limb by limb: with shared-memory atomic adds where its lanes
-// add at once (a 64-bit one is a compare-and-swap loop on sm_90), plainly where one lane adds for
-// the warp (the flushes, between __syncwarp()s).
-template <bool Atomic> __device__ __forceinline__ void add_term(unsigned long long *limbs, cured_exact_term term) {
-    int64_t piece[3];
-    const int first = cured_exact_pieces(term, piece);
-#pragma unroll
-    for (int k = 0; k < 3; ++k) {
-        if (piece[k] == 0 || first + k >= kLimbs) continue;
-        if constexpr (Atomic) atomicAdd(limbs + first + k, (unsigned long long)piece[k]);
-        else limbs[first + k] += (unsigned long long)piece[k];
-    }
-}
+using cured::add_term;
 
 // Where the elements outside the window go, level 2. The state of a whole warp, with atomic adds,
 // makes lanes that hit one limb wait on each other, and on data over the whole exponent range most
@@ -327,19 +316,6 @@ template <class T, class Store> __device__ __noinline__ unsigned add_outside(T x
         else add_term<true>(store, term);
     }
     return flags;
-}
-
-// An integer, exactly: its absolute value at position 1074 (units of 2^-1074).
-template <class In> __device__ __forceinline__ void add_integer(In x, unsigned long long *limbs) {
-    uint64_t magnitude;
-    bool negative = false;
-    if constexpr (std::is_same_v<In, cured::bool8>) {
-        magnitude = x.byte != 0;
-    } else {
-        negative = std::is_signed_v<In> && x < In(0);
-        magnitude = negative ? uint64_t(0) - uint64_t(int64_t(x)) : uint64_t(x);
-    }
-    if (magnitude != 0) add_term<true>(limbs, cured_exact_term{negative, magnitude, -CURED_EXACT_UNIT_EXP});
 }
 
 // A thread's fast window: the bins, and the int64s that the bins empty into after each step.
@@ -563,8 +539,12 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     } else {
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done)
             cured::for_tile_elements<kThreads, kVectors, In, Aligned>(
-                in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(), [&](In x) { add_integer(x, warp_state); }, [] {});
-        if (n > 0) flags |= CURED_EXACT_SIGN_CLEAR;
+                in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(),
+                [&](In x) {
+                    cured_exact_term term;
+                    if (cured::term_of(x, &term, &flags)) add_term<true>(warp_state, term);  // exactly, at 2^0
+                },
+                [] {});
     }
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, offset);  // sm_75 too

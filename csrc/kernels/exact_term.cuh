@@ -1,0 +1,47 @@
+// exact_term.cuh: an element into an exact state (exact.h: 32-bit limbs in int64) on the GPU, as
+// V10's kernels add it where its bits take the slow path: decoded into a term, then added limb by
+// limb.
+#pragma once
+
+#include "../exact.h"
+#include "common.cuh"
+
+namespace cured {
+
+// A finite term into a state, limb by limb: with shared-memory atomic adds where several lanes add
+// at once (a 64-bit one is a compare-and-swap loop on sm_90), plainly where one lane adds alone.
+template <bool Atomic> __device__ __forceinline__ void add_term(unsigned long long *limbs, cured_exact_term term) {
+    int64_t piece[3];
+    const int first = cured_exact_pieces(term, piece);
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        if (piece[k] == 0 || first + k >= CURED_EXACT_LIMBS) continue;
+        if constexpr (Atomic) atomicAdd(limbs + first + k, (unsigned long long)piece[k]);
+        else limbs[first + k] += (unsigned long long)piece[k];
+    }
+}
+
+// Any element cured reads as a term: 1 with *term set, or 0 where it adds nothing (a NaN or an
+// infinity, which raise their flags, or an integer 0). Floats raise CURED_EXACT_SIGN_CLEAR where
+// their sign bit is clear, integers always (an integer sum is never -0.0).
+template <class In> __device__ __forceinline__ int term_of(In x, cured_exact_term *term, unsigned *flags) {
+    if constexpr (std::is_same_v<In, __half>) return cured_exact_decode_ieee(__half_as_ushort(x), 16, 10, term, flags);
+    else if constexpr (std::is_same_v<In, float>) return cured_exact_decode_ieee(__float_as_uint(x), 32, 23, term, flags);
+    else if constexpr (std::is_same_v<In, double>)
+        return cured_exact_decode_ieee(uint64_t(__double_as_longlong(x)), 64, 52, term, flags);
+    else {
+        *flags |= CURED_EXACT_SIGN_CLEAR;
+        uint64_t magnitude;
+        bool negative = false;
+        if constexpr (std::is_same_v<In, bool8>) {
+            magnitude = x.byte != 0;
+        } else {
+            negative = std::is_signed_v<In> && x < In(0);
+            magnitude = negative ? uint64_t(0) - uint64_t(int64_t(x)) : uint64_t(x);
+        }
+        *term = cured_exact_term{negative, magnitude, -CURED_EXACT_UNIT_EXP};
+        return magnitude != 0;
+    }
+}
+
+}  // namespace cured
