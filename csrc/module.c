@@ -1367,13 +1367,15 @@ static PyMethodDef methods[] = {
      "model_sum(a, version, dtype=None)\n--\n\nThe scalar CPU order model of `version` on host array `a`: the "
      "reference the GPU kernels and the fast CPU path are tested against."},
     {"sum_axes", (PyCFunction)(void (*)(void))py_sum_axes, METH_VARARGS | METH_KEYWORDS,
-     "sum_axes(a, shape, reduce, acc, device='auto', out=None, result=None, initial=None, cub=False)\n--\n\n"
+     "sum_axes(a, shape, reduce, acc, device='auto', out=None, result=None, initial=None, cub=False, exact=False)\n--\n\n"
      "Sums `a` (shape `shape`, C order; a host or device array) along the axes where `reduce` is true, in "
      "accumulator `acc` (int64, uint64, float32 or float64) with the default version's axis kernels "
      "(kernels/v9_axis.cu; with cub, CUB's segmented reduction over rows) on the GPU ('auto' and 'gpu'), or their "
      "CPU order model ('cpu'). Returns the accumulators, flat, in C order of the kept axes; "
      "or writes them into the device array out= (C-contiguous, dtype `result`), initial (8 bytes of `acc`) added, "
-     "queued without a host wait, and returns it. cured.sum is the documented entry point."},
+     "queued without a host wait, and returns it. With exact (a device array; acc float64, result a float dtype), V10 "
+     "along axes (kernels/v10_axis.cu): each output rounded once into `result`, as float64. cured.sum is the "
+     "documented entry point."},
     {"exact_round", py_exact_round, METH_VARARGS,
      "exact_round(state, dtype)\n--\n\nThe sum an exact state (bytes, as sum(..., state=True) returns them) "
      "holds, rounded once to nearest, ties to even, into float `dtype`. cured.ExactSum is the documented entry "
