@@ -213,24 +213,23 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     if exact and not every:
         if acc.kind != "f":
             version = DEFAULT_VERSION  # integer sums are exact already, and wrap as NumPy's: V9's
-        elif on_device:
-            # On the array's GPU (kernels/v10_axis.cu): each output rounded once into `result`, as a
-            # float64 that holds it exactly (device="cpu" raises ValueError for device arrays there).
-            flat = _cured.sum_axes(a, shape, reduce, np.dtype(np.float64), device, device_out, result, None, False, True)
-            if device_out is not None:
-                return device_out
-            value = flat.astype(result).reshape(result_shape)
-            if numpy_out is not None:
-                np.copyto(numpy_out, value, casting="unsafe")
-                value = numpy_out
-            return value
-        elif device_out is not None or device != "cpu":
-            # Host arrays: only device="cpu". "auto" picks a place by speed and, without a GPU, raises
-            # CudaError for every input alike; here there is one place.
-            raise ValueError("cured.fsum: along axes the exact sum of a host array runs on the CPU (device='cpu'); "
-                             "device arrays are summed on their GPU")
         else:
-            value = _exact_along_axes(np.asarray(a), reduce, result).reshape(result_shape)
+            if on_device:
+                # On the array's GPU (kernels/v10_axis.cu): each output rounded once into `result`, as
+                # a float64 that holds it exactly (device="cpu" raises ValueError for device arrays).
+                flat = _cured.sum_axes(a, shape, reduce, np.dtype(np.float64), device, device_out, result, None,
+                                       False, True)
+                if device_out is not None:
+                    return device_out
+                value = flat.astype(result)
+            elif device_out is not None or device != "cpu":
+                # Host arrays: only device="cpu". "auto" picks a place by speed and, without a GPU,
+                # raises CudaError for every input alike; here there is one place.
+                raise ValueError("cured.fsum: along axes the exact sum of a host array runs on the CPU "
+                                 "(device='cpu'); device arrays are summed on their GPU")
+            else:
+                value = _exact_along_axes(np.asarray(a), reduce, result)
+            value = value.reshape(result_shape)
             if numpy_out is not None:
                 np.copyto(numpy_out, value, casting="unsafe")
                 value = numpy_out
