@@ -167,6 +167,28 @@ static char *slot_workspace(const cured_plan *plan, const slot *s) {
     return plan->workspace_bytes <= SLOT_WORKSPACE_BYTES - offset ? s->workspace + offset : NULL;
 }
 
+/* The memory a call needs beyond its slot, from the stream-ordered pool: the plan's workspace where
+ * the slot's is too small (set up for the plan), then room for the C-order copy of a strided input
+ * (*copy). *mem is what the call gives back to the pool, NULL if it took nothing; the caller frees
+ * it on failure too. */
+static cured_cuda_status call_memory(const cured_plan *plan, const slot *s, int strided, cudaStream_t stream,
+                                     char **workspace, char **copy, char **mem) {
+    cured_cuda_status status = cured_ok;
+    *copy = NULL;
+    *workspace = slot_workspace(plan, s);
+    const size_t pool_workspace = *workspace == NULL ? plan->workspace_bytes : 0;
+    const size_t copy_bytes = strided ? cured_align_up((size_t)plan->n * (size_t)cured_dtype_size(plan->in_dtype)) : 0;
+    if (pool_workspace + copy_bytes == 0) return status;
+    CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)mem, pool_workspace + copy_bytes, stream));
+    *copy = *mem + pool_workspace;
+    if (*workspace == NULL) {
+        *workspace = *mem;
+        CURED_TRY_STEP(cured_plan_init_workspace(plan, *workspace, stream));
+    }
+done:
+    return status;
+}
+
 /* ---- the sum, waited for ------------------------------------------------------------------- */
 
 cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, const cured_layout *strided, int unit,
@@ -182,22 +204,13 @@ cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, con
     if (timing != NULL) *timing = (cured_timing){0.0, 0.0, 0.0};
     if (plan->n == 0) return status; /* the sum of nothing: 0, and nothing to wait for */
     CURED_TRY("cudaHostAlloc, cudaMalloc (a call slot)", slot_take(WAITED, stream, &s));
-    char *workspace = slot_workspace(plan, s);
-    const size_t pool_workspace = workspace == NULL ? plan->workspace_bytes : 0;
-    const size_t copy_bytes = strided != NULL ? cured_align_up((size_t)plan->n * item) : 0;
-    if (pool_workspace + copy_bytes > 0) {
-        CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, pool_workspace + copy_bytes, stream));
-        if (workspace == NULL) {
-            workspace = mem;
-            CURED_TRY_STEP(cured_plan_init_workspace(plan, workspace, stream));
-        }
-    }
+    char *workspace, *copy;
+    CURED_TRY_STEP(call_memory(plan, s, strided != NULL, stream, &workspace, &copy, &mem));
     if (timing != NULL) {
         for (int k = 0; k < 2; ++k) CURED_TRY("cudaEventCreate", cudaEventCreate(&events[k]));
         CURED_TRY("cudaEventRecord", cudaEventRecord(events[0], stream));
     }
     if (strided != NULL) {
-        char *const copy = mem + pool_workspace;
         CURED_TRY("cured_gather (a C-order copy of the strided array)",
                   cured_gather(d_in, copy, (int)item, unit, strided, stream));
         d_in = copy;
@@ -244,18 +257,9 @@ cured_cuda_status cured_device_sum_into(const cured_plan *plan, const void *d_in
     }
     CURED_TRY("cudaEventCreate, cudaMalloc, cudaStreamWaitEvent (a queued call's slot)", slot_take(QUEUED, stream, &s));
     char *const acc = s->workspace + SLOT_WORKSPACE_BYTES;
-    char *workspace = slot_workspace(plan, s);
-    const size_t pool_workspace = workspace == NULL ? plan->workspace_bytes : 0;
-    const size_t copy_bytes = strided != NULL ? cured_align_up((size_t)plan->n * item) : 0;
-    if (pool_workspace + copy_bytes > 0) {
-        CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, pool_workspace + copy_bytes, stream));
-        if (workspace == NULL) {
-            workspace = mem;
-            CURED_TRY_STEP(cured_plan_init_workspace(plan, workspace, stream));
-        }
-    }
+    char *workspace, *copy;
+    CURED_TRY_STEP(call_memory(plan, s, strided != NULL, stream, &workspace, &copy, &mem));
     if (strided != NULL) {
-        char *const copy = mem + pool_workspace;
         CURED_TRY("cured_gather (a C-order copy of the strided array)",
                   cured_gather(d_in, copy, (int)item, unit, strided, stream));
         d_in = copy;
