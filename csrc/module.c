@@ -553,16 +553,24 @@ done:
 
 /* The fold of `shape_obj` and `reduce_obj` (tuples of one int each an axis), checked against the
  * array's `n` elements. Returns 0, or -1 with ValueError set. */
-static int parse_fold(PyObject *shape_obj, PyObject *reduce_obj, int64_t n, cured_axis_fold *fold, int64_t *elements) {
+/* sum_axes' shape and reduce tuples, read and checked by parse_fold. */
+typedef struct {
+    int ndim;
     int64_t shape[CURED_MAX_DIMS];
     int reduce[CURED_MAX_DIMS];
+} axes_arg;
+
+static int parse_fold(PyObject *shape_obj, PyObject *reduce_obj, int64_t n, axes_arg *axes, cured_axis_fold *fold,
+                      int64_t *elements) {
+    int64_t *const shape = axes->shape;
+    int *const reduce = axes->reduce;
     if (!PyTuple_Check(shape_obj) || !PyTuple_Check(reduce_obj) || PyTuple_GET_SIZE(shape_obj) != PyTuple_GET_SIZE(reduce_obj) ||
         PyTuple_GET_SIZE(shape_obj) > CURED_MAX_DIMS) {
         PyErr_Format(PyExc_ValueError, "sum_axes: shape and reduce must be tuples of the same length, at most %d",
                      CURED_MAX_DIMS);
         return -1;
     }
-    const int ndim = (int)PyTuple_GET_SIZE(shape_obj);
+    const int ndim = axes->ndim = (int)PyTuple_GET_SIZE(shape_obj);
     int64_t product = 1;
     for (int d = 0; d < ndim; ++d) {
         shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, d));
@@ -694,9 +702,8 @@ static int check_cub_axes(int cub, const cured_axis_fold *fold, int64_t n, cured
 
 /* exact=True (V10 along axes): checks its arguments and plans the copy that makes each output's
  * elements a row (exact_axes). Returns 0, or -1 with an exception set. */
-static int exact_plan_of(PyObject *shape_obj, PyObject *reduce_obj, const cured_axis_fold *fold, int item,
-                         cured_acc acc, PyArray_Descr *result_descr, PyObject *initial_obj, int cub,
-                         exact_axes *plan) {
+static int exact_plan_of(const axes_arg *axes, const cured_axis_fold *fold, int item, cured_acc acc,
+                         PyArray_Descr *result_descr, PyObject *initial_obj, int cub, exact_axes *plan) {
     const int round_to = result_descr == NULL ? -1 : dtype_of(result_descr);
     if (result_descr != NULL && round_to < 0) return -1;
     if (round_to < 0 || !cured_dtype_is_float((cured_dtype)round_to) || acc != CURED_ACC_FLOAT64 || cub ||
@@ -707,23 +714,21 @@ static int exact_plan_of(PyObject *shape_obj, PyObject *reduce_obj, const cured_
     }
     memset(plan, 0, sizeof *plan);
     plan->round_to = (cured_dtype)round_to;
-    /* parse_fold has checked the tuples. The reduced axes go last, each group in its order, over
-     * the C-order array's strides. */
-    const int ndim = (int)PyTuple_GET_SIZE(shape_obj);
-    int64_t shape[CURED_MAX_DIMS], strides[CURED_MAX_DIMS];
+    /* The reduced axes go last, each group in its order, over the C-order array's strides. */
+    const int ndim = axes->ndim;
+    int64_t strides[CURED_MAX_DIMS];
     int64_t stride = item;
     for (int d = ndim - 1; d >= 0; --d) {
-        shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, d));
         strides[d] = stride;
-        stride *= shape[d];
+        stride *= axes->shape[d];
     }
     plan->permute = !cured_axis_is_rows(fold);
     plan->to_rows.ndim = ndim;
     int at = 0;
     for (int last = 0; last < 2; ++last)
         for (int d = 0; d < ndim; ++d)
-            if (PyObject_IsTrue(PyTuple_GET_ITEM(reduce_obj, d)) == last) {
-                plan->to_rows.shape[at] = shape[d];
+            if (axes->reduce[d] == last) {
+                plan->to_rows.shape[at] = axes->shape[d];
                 plan->to_rows.strides[at++] = strides[d];
             }
     return 0;
@@ -736,6 +741,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     PyArrayObject *host = NULL, *results = NULL;
     const char *device = "auto";
     device_array array, out;
+    axes_arg axes;
     cured_axis_fold fold;
     int64_t n;
     int previous = -1;
@@ -824,7 +830,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         }
         const int in_dtype = dtype_of(array.descr);
         if (in_dtype < 0 || check_axis_pair((cured_dtype)in_dtype, acc) < 0 ||
-            parse_fold(shape_obj, reduce_obj, array.n, &fold, &n) < 0 ||
+            parse_fold(shape_obj, reduce_obj, array.n, &axes, &fold, &n) < 0 ||
             check_cub_axes(cub, &fold, n, (cured_dtype)in_dtype, acc) < 0) {
             Py_DECREF(acc_out);
             goto done;
@@ -864,8 +870,8 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         Py_XDECREF(acc_out);
         const int unit = device_array_copy_unit(&array, cured_dtype_size((cured_dtype)in_dtype));
         const void *initial = has_out && initial_obj != Py_None ? PyBytes_AS_STRING(initial_obj) : NULL;
-        if (exact && exact_plan_of(shape_obj, reduce_obj, &fold, cured_dtype_size((cured_dtype)in_dtype), acc,
-                                   result_descr, initial_obj, cub, &exact_plan) < 0)
+        if (exact && exact_plan_of(&axes, &fold, cured_dtype_size((cured_dtype)in_dtype), acc, result_descr,
+                                   initial_obj, cub, &exact_plan) < 0)
             goto done;
         Py_BEGIN_ALLOW_THREADS
         status = axes_on_device(&fold, n, (cured_dtype)in_dtype, acc, cub, exact ? &exact_plan : NULL, array.data,
@@ -895,7 +901,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         host = (PyArrayObject *)PyArray_FromArray(any, PyArray_DescrFromType(npy_type_of((cured_dtype)in_dtype)),
                                                   NPY_ARRAY_IN_ARRAY);
     Py_XDECREF(any);
-    if (host == NULL || parse_fold(shape_obj, reduce_obj, (int64_t)PyArray_SIZE(host), &fold, &n) < 0 ||
+    if (host == NULL || parse_fold(shape_obj, reduce_obj, (int64_t)PyArray_SIZE(host), &axes, &fold, &n) < 0 ||
         check_cub_axes(cub, &fold, n, (cured_dtype)in_dtype, acc) < 0) {
         Py_DECREF(acc_out);
         goto done;
