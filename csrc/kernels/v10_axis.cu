@@ -54,24 +54,31 @@ segments_plan segments_of(int64_t rows, int64_t length) {
     return {(length + segment - 1) / segment, segment};
 }
 
-// The warp's state, normalized by lane 0, and its flags: rounded into out[row] (one segment a row)
-// or stored for the combine.
-__device__ __forceinline__ void finish(unsigned long long *state, unsigned flags, unsigned lane, int64_t row,
-                                       int64_t unit, bool alone, cured_dtype result, double *out, int64_t *states,
-                                       unsigned *unit_flags) {
+// The warp's flags, OR-ed over its lanes (returned to all), and its state, normalized by lane 0 and,
+// where `out` is given, rounded into *out.
+__device__ __forceinline__ unsigned warp_round(int64_t *limbs, unsigned flags, unsigned lane, cured_dtype result,
+                                               double *out) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, o);
     __syncwarp();
-    auto *const limbs = reinterpret_cast<int64_t *>(state);
     if (lane == 0) {
         cured_exact_normalize(limbs, 0, kLimbs - 1);
-        flags |= CURED_EXACT_NONEMPTY;
-        if (alone) out[row] = cured_exact_round(limbs, 0, kLimbs - 1, flags, result);
-        else unit_flags[unit] = flags;
+        if (out != nullptr) *out = cured_exact_round(limbs, 0, kLimbs - 1, flags, result);
     }
     __syncwarp();
-    if (!alone)
-        for (int k = lane; k < kLimbs; k += 32) states[unit * kLimbs + k] = limbs[k];
+    return flags;
+}
+
+// A (row, segment) pair's state: rounded into out[row] (one segment a row) or stored, normalized,
+// with its flags, for the combine.
+__device__ __forceinline__ void finish(unsigned long long *state, unsigned flags, unsigned lane, int64_t row,
+                                       int64_t unit, bool alone, cured_dtype result, double *out, int64_t *states,
+                                       unsigned *unit_flags) {
+    auto *const limbs = reinterpret_cast<int64_t *>(state);
+    flags = warp_round(limbs, flags | CURED_EXACT_NONEMPTY, lane, result, alone ? out + row : nullptr);
+    if (alone) return;
+    if (lane == 0) unit_flags[unit] = flags;
+    for (int k = lane; k < kLimbs; k += 32) states[unit * kLimbs + k] = limbs[k];
     __syncwarp();
 }
 
@@ -114,14 +121,7 @@ __global__ void __launch_bounds__(kThreads)
         }
         unsigned flags = 0;
         for (int64_t s = lane; s < segments; s += 32) flags |= unit_flags[first + s];
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, o);
-        __syncwarp();
-        if (lane == 0) {
-            cured_exact_normalize(warp_limbs[warp], 0, kLimbs - 1);
-            out[row] = cured_exact_round(warp_limbs[warp], 0, kLimbs - 1, flags, result);
-        }
-        __syncwarp();
+        warp_round(warp_limbs[warp], flags, lane, result, out + row);
     }
 }
 
