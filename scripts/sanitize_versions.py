@@ -7,7 +7,8 @@ Each case runs through the paths that launch kernels differently: host input in 
 many small chunks over several lanes (concurrent launches sharing V9's ticket), and, where CuPy is
 installed, device input read in place, misaligned, and strided (the gather kernel's copy), and
 summed into a device out= element (queued, then read), aligned and not. V10 (exact) also runs on
-data over the whole exponent range (its shared-memory path) and returns its exact state.
+data over the whole exponent range (its shared-memory path), returns its exact state, and runs
+float64's level 2 as a GPU without the dynamic shared memory would (the warp's state, atomics).
 
 `axis` (an argument, or by default after the versions) runs the sums along axes (kernels/v9_axis.cu,
 and V10's, kernels/v10_axis.cu, for floats):
@@ -62,6 +63,14 @@ def runs(x, version):
             yield label, lambda out=out: cured.sum(d, version=version, out=out).get()[()]
     if cured.versions()[version].tree == "exact" and x.dtype.kind == "f":  # the state, rounded: equal states give the model's bits
         yield "exact state", lambda: cured.fsum_state(x).round(cured.sum(x, version=version, device="cpu").dtype)
+    if cured.versions()[version].tree == "exact" and x.dtype == np.float64:
+        def without_dynamic_shared():  # level 2 as a GPU without the dynamic shared memory runs it
+            cured._cured._set_test_dynamic_shared(1)
+            try:
+                return cured.sum(x, version=version, device="gpu")
+            finally:
+                cured._cured._set_test_dynamic_shared(0)
+        yield "host, no dynamic shared memory", without_dynamic_shared
 
 
 AXIS_CASES = [((5, 7), 1), ((3, 20011), 1), ((20011, 3), 0), ((40, 5000), 0), ((6, 70, 9), (0, 2)), ((2, 3, 4), ()),

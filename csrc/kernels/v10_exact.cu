@@ -141,9 +141,8 @@ template <class T> __device__ __forceinline__ T pow2(int e) {
     else return __longlong_as_double(int64_t(e + 1023) << 52);
 }
 
-// The IEEE layout of T: width and stored fraction bits.
+// The width of T's IEEE layout.
 template <class T> constexpr int kWidth = int(sizeof(T)) * 8;
-template <class T> constexpr int kMantissa = sizeof(T) == 4 ? 23 : sizeof(T) == 8 ? 52 : 10;
 
 template <class T> __device__ __forceinline__ uint64_t bits_of(T x) {
     if constexpr (sizeof(T) == 4) return __float_as_uint(x);
@@ -168,57 +167,56 @@ using cured::add_term;
 
 // Where the elements outside the window go, level 2. The state of a whole warp, with atomic adds,
 // makes lanes that hit one limb wait on each other, and on data over the whole exponent range most
-// elements come here. float32 (and float16) elements lie in bits 925 to 1201 of the state, so each
-// thread has that span of its own, in 16-bit chunks: chunk c (c = 57 .. 73, bits 16c up) in an
-// int64 that takes whole elements, each (significand << (position % 16)) below 2^39, one shared
-// load and store an element; [chunk][thread], so that a warp's 32 threads hit 32 different banks.
-// float64 elements reach 66 limbs: each thread's own state of them (thread_digits, below) needs
-// dynamic shared memory; without it they take the warp's state, with atomics. (Four copies of that
-// a warp, by lane, measured no faster: 166 against 170 GB/s.)
-constexpr int kFirstChunk = (-149 - CURED_EXACT_UNIT_EXP) / 16;        // float32's smallest subnormal
-constexpr int kLastChunk = (127 - 23 - CURED_EXACT_UNIT_EXP) / 16;  // the lowest bit of its largest
-constexpr int kChunks = kLastChunk - kFirstChunk + 1;
-static_assert(kFirstChunk == 57 && kChunks == 17, "float32 elements lie in chunks 57 to 73");
+// elements come here. So each thread has level 2 of its own, in shared memory.
+//
+// float32 (and float16, widened) elements: 16 float64 accumulators a thread, by exponent. Bin b
+// takes the elements whose exponent field e has e >> 4 == b (16 binades): each is an integer number
+// of 2^(16b - 150) (the last place of exponent 16b; a subnormal's, 2^-149, is one of them) below
+// 2^(24 + 15), so float64, exact up to 2^53, adds 2^14 of them without a rounding. An element is a
+// conversion to float64, a shared load, an add and a store: 7 instructions with the address, no
+// branch (the 16-bit chunks of int64 that this replaced took 21, the significand signed and shifted
+// into place: 0.71 to 0.75 of V9 on the H200 against 0.98 with no level 2 at all; two arrays of
+// them, two independent load-add-store chains, were no faster, H200, 2026-11-23). [bin][thread],
+// so that a warp's 32 threads hit 32 different banks. float64 elements reach 66 limbs: each
+// thread's own state of them (thread_digits, below) needs dynamic shared memory; without it they
+// take the warp's state, with atomics. (Four copies of that a warp, by lane, measured no faster: 166
+// against 170 GB/s.)
+constexpr int kExponentBins = 16;
+constexpr int kFirstChunk = (-150 - CURED_EXACT_UNIT_EXP) / 16;  // bin 0's last place is bit 12 of chunk 57
+static_assert(kFirstChunk == 57 && (-150 - CURED_EXACT_UNIT_EXP) % 16 == 12, "2^-150 is bit 12 of chunk 57");
 
-template <class In> constexpr bool kThreadOwnLimbs = std::is_same_v<In, float> || std::is_same_v<In, __half>;
+template <class In> constexpr bool kThreadOwnBins = std::is_same_v<In, float> || std::is_same_v<In, __half>;
 
-struct thread_limbs {
-    int64_t chunk[kChunks][kThreads];
+struct thread_bins {
+    double bin[kExponentBins][kThreads];
 
     __device__ __forceinline__ void clear() {
 #pragma unroll
-        for (int k = 0; k < kChunks; ++k) chunk[k][threadIdx.x] = 0;
+        for (int b = 0; b < kExponentBins; ++b) bin[b][threadIdx.x] = 0.0;
     }
-    // (-1)^negative x magnitude x 2^(position - 1074), magnitude below 2^24.
-    __device__ __forceinline__ void add(int32_t signed_magnitude, int position) {
-        chunk[(position >> 4) - kFirstChunk][threadIdx.x] += int64_t(uint64_t(int64_t(signed_magnitude)) << (position & 15));
-    }
-    __device__ __forceinline__ void add(cured_exact_term term) {
-        add(term.negative ? -int32_t(term.magnitude) : int32_t(term.magnitude), term.position);
-    }
-    // A finite float32 (or a float16, widened) from its bits, with no branch: its significand, signed,
-    // shifted to its place in the chunk of its lowest bit (position max(exponent, 1) + 924).
+    // A finite float32 (or a float16, widened) from its bits.
     __device__ __forceinline__ void add_finite(uint32_t bits) {
-        const uint32_t exponent = (bits >> 23) & 0xff;
-        const uint32_t magnitude = (bits & 0x7fffffu) | (exponent != 0 ? 0x800000u : 0u);
-        const uint32_t place = max(exponent, 1u) + uint32_t(-150 - CURED_EXACT_UNIT_EXP - 16 * kFirstChunk);  // from chunk 57's bit 0
-        const int32_t sign = int32_t(bits) >> 31;                            // 0 or -1
-        const int64_t value = int64_t(int32_t((magnitude ^ uint32_t(sign)) - uint32_t(sign)));
-        chunk[place >> 4][threadIdx.x] += int64_t(uint64_t(value) << (place & 15));
+        (&bin[0][threadIdx.x])[((bits >> 27) & 15) * kThreads] += double(__uint_as_float(bits));
     }
-    // This thread's chunks, carried into 32-bit words (the state's limbs 28 to 37), summed over the
-    // warp into the warp's state by lane 0, and cleared; all lanes call it. Between two calls a
-    // thread adds at most kFlushSteps steps' elements: each chunk stays below 2^50.
+    // This thread's bins, as integers, carried into 16-bit chunks (chunk c: bits 16c up of the state)
+    // and those into 32-bit words (the state's limbs 28 to 37), summed over the warp into the warp's
+    // state by lane 0, and cleared; all lanes call it. Between two calls a thread adds at most
+    // kFlushSteps steps' elements, 2^12: each bin stays below 2^51 units.
     __device__ __forceinline__ void flush(unsigned long long *warp_state, unsigned lane) {
-        constexpr int kFirstLimb = kFirstChunk / 2, kWords = (kLastChunk + 1) / 2 + 1 - kFirstLimb;
+        static_assert(kFlushSteps * 64 <= (1 << 14), "a flush's elements add exactly in a float64 bin");
+        constexpr int kFirstLimb = kFirstChunk / 2, kWords = (kFirstChunk + kExponentBins + 1) / 2 + 1 - kFirstLimb;
         int64_t word[kWords] = {};
-        int64_t carry = 0;
+        int64_t carry = 0;  // into chunk c, from the chunks and bins below
 #pragma unroll
-        for (int k = 0; k < kChunks; ++k) {
-            const int64_t v = chunk[k][threadIdx.x] + carry;
-            chunk[k][threadIdx.x] = 0;
-            const int c = kFirstChunk + k;
-            carry = v >> 16;  // arithmetic: a negative chunk borrows
+        for (int b = 0; b <= kExponentBins; ++b) {
+            int64_t units = 0;  // bin b's sum in units of 2^(16b - 150), bit 12 of chunk c
+            if (b < kExponentBins) {
+                units = __double2ll_rn(bin[b][threadIdx.x] * pow2<double>(150 - 16 * b));
+                bin[b][threadIdx.x] = 0.0;
+            }
+            const int c = kFirstChunk + b;
+            const int64_t v = ((units & 15) << 12) + carry;  // chunk c's part of units x 2^12, and the carry
+            carry = (v >> 16) + (units >> 4);                // arithmetic shifts: floors, so the parts add up
             word[c / 2 - kFirstLimb] += (v & 0xffff) << (16 * (c & 1));
         }
         word[kWords - 1] += carry;
@@ -311,8 +309,8 @@ struct thread_digits {
 template <class T, class Store> __device__ __noinline__ unsigned add_outside(T x, Store *store) {
     cured_exact_term term;
     unsigned flags = 0;
-    if (cured_exact_decode_ieee(bits_of(x), kWidth<T>, kMantissa<T>, &term, &flags)) {
-        if constexpr (std::is_same_v<Store, thread_limbs>) store->add(term);
+    if (cured::term_of(x, &term, &flags)) {
+        if constexpr (std::is_same_v<Store, thread_bins>) store->add_finite(uint32_t(bits_of(x)));
         else add_term<true>(store, term);
     }
     return flags;
@@ -432,7 +430,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     auto *const digits = reinterpret_cast<thread_digits *>(dynamic_shared);
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
     __shared__ int64_t warp_bins[kWarps][window<std::conditional_t<cured::is_floating<In>, In, float>>::kBins];
-    __shared__ std::conditional_t<kThreadOwnLimbs<In>, thread_limbs, char> own;
+    __shared__ std::conditional_t<kThreadOwnBins<In>, thread_bins, char> own;
     __shared__ int64_t block_limbs[kLimbs];
     __shared__ unsigned block_flags;
     __shared__ int lowest, highest;  // the final state's non-zero limbs
@@ -442,14 +440,14 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
     for (int k = threadIdx.x; k < kWarps * kLimbs; k += kThreads) (&warp_limbs[0][0])[k] = 0;
-    if constexpr (kThreadOwnLimbs<In>) own.clear();
+    if constexpr (kThreadOwnBins<In>) own.clear();
     if constexpr (Digits) digits->clear();
     if (threadIdx.x == 0) block_flags = 0;
     __syncthreads();
 
     unsigned long long *const warp_state = warp_limbs[warp];
     auto *const slow = [&] {
-        if constexpr (kThreadOwnLimbs<In>) return &own;
+        if constexpr (kThreadOwnBins<In>) return &own;
         else return warp_state;
     }();
     unsigned flags = 0;
@@ -497,7 +495,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                         }
                     }
                     if (exact_step) {
-                        if constexpr (kThreadOwnLimbs<In>) {
+                        if constexpr (kThreadOwnBins<In>) {
                             own_used = true;
                             if (magnitude_key < kInfinityKey<T>) {
 #pragma unroll
@@ -520,7 +518,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                         steps = 0;
                         __syncwarp();
                         bins.flush(warp_state, lane);
-                        if constexpr (kThreadOwnLimbs<In>)
+                        if constexpr (kThreadOwnBins<In>)
                             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
                         if constexpr (Digits)
                             if (own_used) digits->carry();
@@ -531,7 +529,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         }
         __syncwarp();
         bins.flush_last(warp_bins[warp], lane);
-        if constexpr (kThreadOwnLimbs<In>)
+        if constexpr (kThreadOwnBins<In>)
             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
         if constexpr (Digits)  // uncarried: add_to takes digits below 2^63
             if (__syncthreads_or(digits_used)) digits->add_to(warp_limbs, warp, lane);
