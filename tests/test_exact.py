@@ -328,6 +328,46 @@ def test_float64_state_of_each_thread(seed, blocks):
         cured._cured._set_test_launch(0, 0)
 
 
+def binade_tops(rng, dtype, n, top_gap=0):
+    """The largest significand of every exponent up to 2^top_gap below the largest, each exponent
+    with one random sign, drawn n times: the most that each of V10's float32 exponent bins can be
+    given between two flushes."""
+    m = MANTISSA[dtype]
+    exponents = np.arange(0, MAX_EXPONENT_FIELD[dtype] - top_gap + 1, dtype=np.uint64)
+    signs = rng.integers(0, 2, size=exponents.size).astype(np.uint64)
+    width = np.dtype(dtype).itemsize * 8
+    tops = ((signs << np.uint64(width - 1)) | (exponents << np.uint64(m)) | np.uint64((1 << m) - 1))
+    return tops.astype(BITS[dtype]).view(dtype)[rng.integers(0, exponents.size, size=n)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("blocks", [1, 5])
+def test_exponent_bins_of_each_thread(seed, dtype, blocks):
+    """float32's and float16's level 2 (csrc/kernels/v10_exact.cu, thread_bins): each thread's
+    float64 bin b adds the elements of exponents 16b to 16b + 15 exactly until a flush turns it into
+    integers. Few blocks make each thread flush many times; every exponent's largest significand,
+    of one sign an exponent, fills the bins as much as a flush allows; then those cancelled by their
+    negations down to a small remainder, and sums that overflow."""
+    rng = np.random.default_rng(seed)
+    n = 2**20 + 5
+    tops = binade_tops(rng, dtype, n // 2)
+    biggest = np.finfo(dtype).max
+    cases = {
+        "tops": binade_tops(rng, dtype, n, top_gap=24 if dtype == "float32" else 16),
+        "tops_cancelling": rng.permutation(np.concatenate([tops, -tops, normal(rng, dtype, 5)])),
+        "overflow": np.full(n, biggest, dtype=dtype),
+        "cancel_to_max": np.concatenate([np.full(n // 2, -biggest, dtype=dtype), np.full(n // 2 + 1, biggest, dtype=dtype)]),
+    }
+    try:
+        cured._cured._set_test_launch(blocks, 0)
+        for name, x in cases.items():
+            check(x, cured.fsum(x))
+            assert same_bits(cured.fsum(x, device="cpu"), cured.fsum(x)), name
+    finally:
+        cured._cured._set_test_launch(0, 0)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("kind", GENERATORS)
 def test_float64_where_the_threads_state_does_not_fit(seed, kind):
