@@ -28,9 +28,9 @@
 //     it and restarts at M_k; a step adds at most 2^(b_k + p - 3) to a bin, so it never leaves its
 //     binade.
 //  2. Shared memory, the rest: a step with an element of 2^kTop or more, or one the bins could not
-//     hold. float32 (and float16) elements go whole into 16-bit chunks of the thread's own (the
-//     significand, signed, shifted by its position modulo 16 into the int64 of its chunk): about
-//     20 instructions and one shared load and store an element, no branch. float64 elements go
+//     hold. float32 (and float16) elements go into 16 float64 accumulators of the thread's own,
+//     one for each 16 binades, which add them exactly (thread_bins): a conversion, a shared load,
+//     a float64 add and a store an element, no branch. float64 elements go
 //     into a whole state of the thread's own, 44 digits of 48 bits (two plain shared adds an
 //     element, no branch), in dynamic shared memory where the GPU has 90 KiB a block for it (sm_80
 //     up). A step with a NaN or an infinity, and float64 on a GPU without that memory, is decoded
@@ -39,7 +39,7 @@
 //     compare-and-swap loops: the slow path. Standard-normal data almost never comes to level 2;
 //     data over the whole exponent range mostly does.
 //  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
-//     and chunks into its state (lane 0, no atomics); every 64 steps each thread carries its
+//     and float64 exponent bins, made integers, into its state (lane 0, no atomics); every 64 steps each thread carries its
 //     float64 digits; at the end the block adds the digits into its warps' states, and its warps'
 //     states, carries once, and adds the result into one state in the workspace with 68 global
 //     atomic adds. The block that completes the ticket (as V9's) reads that state, zeroes it for
@@ -56,29 +56,34 @@
 // Napkin math: the window is 12 float32 additions an element (float64: 9), against the H200's 128
 // (64) lanes a clock an SM, where V9 reads about 4 elements a clock an SM at full speed.
 //
-// Evidence (device time; H200 probes with scripts/probes/v10_probe.sh and v10_grid_ab.py, then
-// results/ at 01:03 UTC on the H200 and 01:18 UTC on the H100, `python -m cured --record`,
-// 2026-11-23):
+// Evidence (device time; H200 probes with scripts/probes/v10_probe.sh, v10_speed.py and
+// v10_grid_ab.py, then results/ at 03:01 UTC on the H200 and 03:10 UTC on the H100, `python -m
+// cured --record`, 2026-11-23):
 //  - The first V10 tested the window and the remainder for each element (two branches an
 //    element, 0.886 warp instructions an element at 2^25, 102 registers). Testing them once a step
 //    and adding level 2's float32 elements whole, without decoding: 0.585 warp instructions an
 //    element, 80 registers (three blocks an SM instead of two), occupancy 36.5% against 24.7%
-//    (0.554 and 36.7% with one wave of blocks). Standard-normal data, V10's bandwidth as a
-//    fraction of V9's, 2^26 / 2^28 / 2^30: float32 0.93 / 0.94 / 0.96 on the H200 (was 0.58 /
-//    0.60 / 0.61; 0.88 at 2^26 with two waves), 0.95 / 0.97 / 0.98 on the H100; float64 0.95 /
+//    (0.555 and 36.9% with one wave of blocks). Standard-normal data, V10's bandwidth as a
+//    fraction of V9's, 2^26 / 2^28 / 2^30: float32 0.93 / 0.95 / 0.96 on the H200 (was 0.58 /
+//    0.60 / 0.61; 0.88 at 2^26 with two waves), 0.94 / 0.97 / 0.98 on the H100; float64 0.95 /
 //    0.98 / 0.98 and 0.97 / 1.00 / 1.00 (target 0.9).
-//  - Full exponent range: float32 0.71 / 0.74 / 0.75 on the H200 (was 0.13), 0.91 / 0.94 / 0.96 on
-//    the H100, bound by the chunks' shared load-add-store chains (0.833 warp instructions an
-//    element); float64 0.77 / 0.80 / 0.82 on the H200, 0.94 / 0.96 / 0.97 on the H100 (target
-//    0.75). float64 through the warp's state with atomics: 0.16 / 0.16 at 2^26 / 2^28 on the
+//  - Full exponent range (target 0.75): float32 0.90 / 0.94 / 0.97 on the H200, 0.93 / 0.97 / 0.98
+//    on the H100. It was 0.13 through the warp's state, then 0.71 / 0.74 / 0.75 on the H200 with
+//    16-bit int64 chunks a thread (0.833 warp instructions an element, 21 an element in level 2);
+//    the float64 bins take 7, and 0.347 warp instructions an element at 2^28 (Nsight Compute),
+//    fewer than standard-normal data's 0.518 through the window. Two chunk arrays a thread (two
+//    independent load-add-store chains, in dynamic shared memory) read 0.68 / 0.72 at 2^26 / 2^28,
+//    no faster than one: the chunks were bound by instructions, not by the chains' latency. float64
+//    0.78 / 0.81 / 0.82 on the H200, 0.94 / 0.96 / 0.97 on the H100. float64 through the warp's
+//    state with atomics: 0.16 / 0.16 at 2^26 / 2^28 on the
 //    H200, every element in compare-and-swap loops; through each thread's digits, in the same
 //    process (scripts/probes/v10_digits_ab.py, 2026-11-22): 0.77 / 0.81, and 12.1 -> 9.7 us at
 //    2^10. Their cost on standard-normal data, which never uses them (two blocks an SM instead
 //    of three, and clearing them): 0.967 -> 0.955 of V9 at 2^26, 5.9 -> 6.5 us at 2^10. From
-//    2^17 to 2^25 full-range float64 reads 0.57 to 0.74 of V9 on the H200 (0.41 to 0.71 with two
-//    waves and a last carry of the digits).
-//  - 2^10 to 2^16: 7 to 9 us, 1.42 to 1.90 times V9's time on standard-normal data (target 1.5),
-//    1.65 to 2.29 on full-range data. Not the instructions: a version that gave small inputs a
+//    2^17 to 2^25 full-range float64 reads 0.57 to 0.75 of V9 on the H200 (0.41 to 0.71 with two
+//    waves and a last carry of the digits), float32 0.62 to 0.85.
+//  - 2^10 to 2^16: 6.6 to 9.7 us, 1.42 to 1.88 times V9's time on standard-normal data (target
+//    1.5), 1.54 to 2.23 on full-range data. Not the instructions: a version that gave small inputs a
 //    vector a thread a tile ran 60% fewer (3985 against 9728 at 2^10, Nsight Compute) in the same
 //    time, and its extra blocks cost the global combine (+1.5 us). Nor the combine: one block
 //    over 2, 4 and 8 tiles (forced grids) took 8.3, 10.8 and 15.4 us at float32 2^14 / 2^15 /
@@ -174,9 +179,9 @@ using cured::add_term;
 // of 2^(16b - 150) (the last place of exponent 16b; a subnormal's, 2^-149, is one of them) below
 // 2^(24 + 15), so float64, exact up to 2^53, adds 2^14 of them without a rounding. An element is a
 // conversion to float64, a shared load, an add and a store: 7 instructions with the address, no
-// branch (the 16-bit chunks of int64 that this replaced took 21, the significand signed and shifted
-// into place: 0.71 to 0.75 of V9 on the H200 against 0.98 with no level 2 at all; two arrays of
-// them, two independent load-add-store chains, were no faster, H200, 2026-11-23). [bin][thread],
+// branch (the 16-bit int64 chunks that this replaced took 21, the significand signed and shifted
+// into place, and read 0.71 to 0.75 of V9 on the H200; two arrays of them, two independent
+// load-add-store chains, were no faster: the header's evidence). [bin][thread],
 // so that a warp's 32 threads hit 32 different banks. float64 elements reach 66 limbs: each
 // thread's own state of them (thread_digits, below) needs dynamic shared memory; without it they
 // take the warp's state, with atomics. (Four copies of that a warp, by lane, measured no faster: 166
