@@ -184,7 +184,8 @@ md(r"""
 every addition, in a fixed order) and CUB, on standard-normal data (solid) and on data whose
 exponents span the dtype's whole range (dashed, `cured.benchmark.full_range`), from the committed
 results of each GPU. V10's fast path is floating bins in registers, which standard-normal data
-almost never leaves; full-range data mostly takes its exact integer path in shared memory.
+almost never leaves; full-range data mostly takes its exact path in shared memory (each thread's
+float64 bins by exponent for float32, integer digits for float64).
 """)
 
 code(r"""
