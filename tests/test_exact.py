@@ -292,6 +292,17 @@ def test_gpu_any_grid_and_chunking_gives_the_one_answer(seed, dtype):
         cured._cured._set_staging(lanes, chunk)
 
 
+def check_under_grid(cases, blocks):
+    """Each named input's GPU sum under a grid of `blocks`: exact, and the CPU's bits."""
+    try:
+        cured._cured._set_test_launch(blocks, 0)
+        for name, x in cases.items():
+            check(x, cured.fsum(x))
+            assert same_bits(cured.fsum(x, device="cpu"), cured.fsum(x)), name
+    finally:
+        cured._cured._set_test_launch(0, 0)
+
+
 def float64_extremes(rng, n):
     """float64 values over the whole exponent range, the largest included, with all-ones and random
     significands; each also negated, so that the sum is what a few small elements leave."""
@@ -319,13 +330,7 @@ def test_float64_state_of_each_thread(seed, blocks):
         "cancel_to_max": np.concatenate([np.full(n // 2, -biggest), np.full(n // 2 + 1, biggest)]),
         "subnormals": wide_range(rng, "float64", n, top_gap=2040),
     }
-    try:
-        cured._cured._set_test_launch(blocks, 0)
-        for name, x in cases.items():
-            check(x, cured.fsum(x))
-            assert same_bits(cured.fsum(x, device="cpu"), cured.fsum(x)), name
-    finally:
-        cured._cured._set_test_launch(0, 0)
+    check_under_grid(cases, blocks)
 
 
 def binade_tops(rng, dtype, n, top_gap=0):
@@ -359,13 +364,7 @@ def test_exponent_bins_of_each_thread(seed, dtype, blocks):
         "overflow": np.full(n, biggest, dtype=dtype),
         "cancel_to_max": np.concatenate([np.full(n // 2, -biggest, dtype=dtype), np.full(n // 2 + 1, biggest, dtype=dtype)]),
     }
-    try:
-        cured._cured._set_test_launch(blocks, 0)
-        for name, x in cases.items():
-            check(x, cured.fsum(x))
-            assert same_bits(cured.fsum(x, device="cpu"), cured.fsum(x)), name
-    finally:
-        cured._cured._set_test_launch(0, 0)
+    check_under_grid(cases, blocks)
 
 
 @pytest.mark.gpu
