@@ -30,22 +30,23 @@
 //  2. Shared memory, the rest: a step with an element of 2^kTop or more, or one the bins could not
 //     hold. float32 (and float16) elements go into 16 float64 accumulators of the thread's own,
 //     one for each 16 binades, which add them exactly (thread_bins): a conversion, a shared load,
-//     a float64 add and a store an element, no branch. float64 elements go
-//     into a whole state of the thread's own, 44 digits of 48 bits (two plain shared adds an
-//     element, no branch), in dynamic shared memory where the GPU has 90 KiB a block for it (sm_80
-//     up). A step with a NaN or an infinity, and float64 on a GPU without that memory, is decoded
-//     into sign, integer and bit position and added into the warp's exact state (exact.h: 68 limbs
-//     of 32 bits in int64, 2^-1074 up) with shared-memory atomic adds, which sm_90 runs as
+//     a float64 add and a store an element, no branch. float64 elements go into a whole state of
+//     the thread's own, 44 digits of 48 bits (two plain shared adds an element, no branch), in
+//     dynamic shared memory where the GPU has 90 KiB a block for it (sm_80 up). A step with a NaN
+//     or an infinity is decoded element by element (its flags raised; float32's finite elements
+//     then go into the bins), and float64's such steps, and float64 on a GPU without that memory,
+//     add sign, integer and bit position into the warp's exact state (exact.h: 68 limbs of 32
+//     bits in int64, 2^-1074 up) with shared-memory atomic adds, which sm_90 runs as
 //     compare-and-swap loops: the slow path. Standard-normal data almost never comes to level 2;
 //     data over the whole exponent range mostly does.
 //  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
-//     and float64 exponent bins, made integers, into its state (lane 0, no atomics); every 64 steps each thread carries its
-//     float64 digits; at the end the block adds the digits into its warps' states, and its warps'
-//     states, carries once, and adds the result into one state in the workspace with 68 global
-//     atomic adds. The block that completes the ticket (as V9's) reads that state, zeroes it for
-//     the next sum, and rounds it (cured_exact_round, the CPU's code, with no copy of the state). A
-//     launch of one block over the whole input rounds its block's state itself: no global state,
-//     no ticket.
+//     and float64 exponent bins, made integers, into its state (lane 0, no atomics); every 64
+//     steps each thread carries its float64 digits; at the end the block adds the digits into its
+//     warps' states, and its warps' states, carries once, and adds the result into one state in
+//     the workspace with 68 global atomic adds. The block that completes the ticket (as V9's)
+//     reads that state, zeroes it for the next sum, and rounds it (cured_exact_round, the CPU's
+//     code, with no copy of the state). A launch of one block over the whole input rounds its
+//     block's state itself: no global state, no ticket.
 //
 // Window (kTop, bins x bits; elements it holds whole): float32 2^12, 4 x 16 (|x| >= 2^-29);
 // float64 2^24, 3 x 46 (|x| >= 2^-62); float16 2^16, 4 x 15 (every float16).
@@ -75,8 +76,8 @@
 //    independent load-add-store chains, in dynamic shared memory) read 0.68 / 0.72 at 2^26 / 2^28,
 //    no faster than one: the chunks were bound by instructions, not by the chains' latency. float64
 //    0.78 / 0.81 / 0.82 on the H200, 0.94 / 0.96 / 0.97 on the H100. float64 through the warp's
-//    state with atomics: 0.16 / 0.16 at 2^26 / 2^28 on the
-//    H200, every element in compare-and-swap loops; through each thread's digits, in the same
+//    state with atomics: 0.16 / 0.16 at 2^26 / 2^28 on the H200, every element in
+//    compare-and-swap loops; through each thread's digits, in the same
 //    process (scripts/probes/v10_digits_ab.py, 2026-11-22): 0.77 / 0.81, and 12.1 -> 9.7 us at
 //    2^10. Their cost on standard-normal data, which never uses them (two blocks an SM instead
 //    of three, and clearing them): 0.967 -> 0.955 of V9 at 2^26, 5.9 -> 6.5 us at 2^10. From
