@@ -89,7 +89,14 @@
 //    time, and its extra blocks cost the global combine (+1.5 us). Nor the combine: one block
 //    over 2, 4 and 8 tiles (forced grids) took 8.3, 10.8 and 15.4 us at float32 2^14 / 2^15 /
 //    2^16, against 8.5 with V10's grid, a DRAM round trip a tile. The one-block launch's time is
-//    latency: the load, the barriers, the warps' shuffles, and lane 0's serial rounding.
+//    latency, by phase (clock64 stamps, scripts/probes/v10_phases; H200, float32 standard normal
+//    2^10, 7089 clocks in all): clearing 357, the walk of its one step 3569 (the load, the window,
+//    the last flush), the window's sums into the state 1134 (add_bins: 64-bit shared atomics,
+//    compare-and-swap loops), finding the limbs 500, thread 0's rounding 1531 (1449 run again).
+//    Several blocks add 3700: the state into the workspace and the ticket 2430, reading it back
+//    1266. Adding the window's sums in the limbs' threads instead (no atomics) dropped add_bins but
+//    moved the code: thread 0 then stalled 2600 clocks on its first instructions after the
+//    barrier, 1 us slower in all (docs/development.md).
 #include <climits>
 
 #include <cuda/atomic>

@@ -1,0 +1,66 @@
+"""Makes a copy of csrc/kernels/v10_exact.cu that main.cu can link beside the built one.
+
+    instrument.py SOURCE OUT TABLE [--plain]
+
+SOURCE: a version of v10_exact.cu (the working tree's, or `git show REV:csrc/kernels/v10_exact.cu`
+saved to a file); OUT: the copy to write; TABLE: the name its launch table takes (main.cu links
+v10_timed_launchers and, built with -DWITH_BASE, v10_base_launchers). Without --plain, thread 0 of
+each block writes clock64() at the kernel's phases into g_stamps[block][phase] (and %globaltimer at
+its start and end), and the rounding block runs the rounding a second time, warm, after the first.
+The phases are found by the lines they follow: a change to the kernel around them needs one here.
+"""
+import sys
+
+source, out, table = sys.argv[1:4]
+plain = "--plain" in sys.argv[4:]
+src = open(source).read()
+src = (src.replace('#include "../exact.h"', '#include "exact.h"')
+       .replace('#include "exact_term.cuh"', '#include "kernels/exact_term.cuh"')
+       .replace('#include "tiles.cuh"', '#include "kernels/tiles.cuh"')
+       .replace("const cured_launch_table v10_exact_launchers", "const cured_launch_table " + table))
+
+
+def after(anchor, text):
+    global src
+    if src.count(anchor) != 1:
+        sys.exit(f"instrument.py: {anchor!r} is not in {source} once; update the phase anchors")
+    i = src.index(anchor) + len(anchor)
+    src = src[:i] + text + src[i:]
+
+
+if not plain:
+    after('#include "kernels/tiles.cuh"\n', '''
+__device__ long long g_stamps[4096 * 16];
+__device__ __forceinline__ long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return (long long)t;
+}
+#define STAMP(k) do { if (threadIdx.x == 0) g_stamps[blockIdx.x * 16 + (k)] = clock64(); } while (0)
+#define NS(k) do { if (threadIdx.x == 0) g_stamps[blockIdx.x * 16 + 12 + (k)] = global_ns(); } while (0)
+''')
+    after('const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n', '    NS(0); STAMP(0);\n')
+    after('    if (threadIdx.x == 0) block_flags = 0;\n    __syncthreads();\n', '    STAMP(1);\n')
+    after('if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);\n    __syncthreads();\n', '    STAMP(2);\n')
+    after('        thread_window<In>::add_bins(warp_bins, warp_limbs[0]);\n        __syncthreads();\n', '        STAMP(3);\n')
+    after('        block_limbs[threadIdx.x] = v;\n    }\n    __syncthreads();\n', '    STAMP(4);\n')
+    after('''            if (last_block) counter.store(0, cuda::memory_order_relaxed);
+        }
+        __syncthreads();
+''', '        STAMP(5); if (!last_block) NS(1);\n')
+    after('        highest = -1;\n    }\n    __syncthreads();\n', '    STAMP(6);\n')
+    after('        atomicMax(&highest, int(threadIdx.x));\n    }\n    __syncthreads();\n', '    STAMP(7);\n')
+    after('out[0] = Acc(cured_exact_round(block_limbs, low, high, block_flags, result));\n', '''        STAMP(8); NS(1);
+        cured_exact_normalize(block_limbs, low, high);  // the same again, its code now fetched
+        const double again = cured_exact_round(block_limbs, low, high, block_flags, result);
+        STAMP(9);
+        g_stamps[blockIdx.x * 16 + 10] = __double_as_longlong(again);
+''')
+    src += '''
+extern "C" cudaError_t read_stamps(long long *h, size_t count) { return cudaMemcpyFromSymbol(h, g_stamps, count * 8); }
+extern "C" cudaError_t clear_stamps() {
+    static long long zero[4096 * 16];
+    return cudaMemcpyToSymbol(g_stamps, zero, sizeof zero);
+}
+'''
+open(out, "w").write(src)

@@ -1,0 +1,170 @@
+// Probe: where one V10 launch's time goes at 2^10 to 2^17 elements, a block's phases in clocks.
+// Device time by CUDA events as cured.bench takes it (back-to-back launches, inputs rotated over
+// 256 MiB so that none is in L2; NOROTATE=1 keeps one copy), for V9, V10 as built, V10 instrumented
+// (instrument.py) and, built with -DWITH_BASE, another V10 (an A/B in one process); then 50 single
+// launches of the instrumented copy, whose stamps give, for the block that rounds (medians):
+//   clear  the block's level-2 state cleared, to the first barrier
+//   walk   the tiles: loads, the window, level 2, the last flush, the flags
+//   bins   the warps' window sums into the state (add_bins)
+//   limbs  the warps' states added
+//   ticket a block of several: its state into the workspace, the ticket
+//   read   the workspace's state read back (a block of several); the start values of the rest
+//   lohi   the non-zero limbs found
+//   round  thread 0's carries and rounding; `again`: the same, run again at once (its code fetched)
+// Build (sm_90) and run, from the repository root:
+//   mkdir -p build/probe && P=scripts/probes/v10_phases
+//   python3 $P/instrument.py csrc/kernels/v10_exact.cu build/probe/v10_timed.cu v10_timed_launchers
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Icsrc -o build/probe/v10_phases $P/main.cu build/probe/v10_timed.cu \
+//       csrc/kernels/v10_exact.cu csrc/kernels/v9_one_launch_tiles.cu && build/probe/v10_phases
+// (about 2 minutes to build on 2 cores; build here and carry build/probe to the GPU machine.)
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cured.h"
+#include "exact.h"
+
+#define CK(x)                                                                                    \
+    do {                                                                                         \
+        const cudaError_t ck_error = (x);                                                               \
+        if (ck_error != cudaSuccess) {                                                                \
+            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(ck_error));                  \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+// What the kernels take from gpu_sum.c, without its test hooks.
+extern "C" int64_t cured_test_grid(void) { return 0; }
+extern "C" int64_t cured_test_dynamic_shared(void) { return 0; }
+extern "C" int64_t cured_tiles_grid(int64_t tiles, int64_t wanted) { return std::min(tiles, std::max<int64_t>(wanted, 1)); }
+extern "C" const cured_launch_table v9_one_launch_tiles_launchers, v10_exact_launchers, v10_timed_launchers;
+#ifdef WITH_BASE
+extern "C" const cured_launch_table v10_base_launchers;
+#endif
+extern "C" cudaError_t read_stamps(long long *h, size_t count);
+extern "C" cudaError_t clear_stamps();
+
+static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+int main() {
+    constexpr int kRepeats = 200, kWarmup = 10, kStamped = 50;
+    const cudaStream_t s = cudaStreamPerThread;
+    const size_t pool_bytes = size_t(256) << 20;
+    char *pool, *workspace, *out;
+    CK(cudaMalloc(&pool, pool_bytes));
+    CK(cudaMalloc(&workspace, 1 << 20));
+    CK(cudaMalloc(&out, 4096));
+    CK(cudaMemset(workspace, 0, 1 << 20));
+    std::vector<cudaEvent_t> events(2 * kRepeats);
+    for (auto &e : events) CK(cudaEventCreate(&e));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    std::mt19937_64 rng(12345);
+    std::normal_distribution<double> normal;
+    printf("%s; device time in us, phases in clocks\n", prop.name);
+
+    std::vector<std::pair<const char *, const cured_launch_table *>> subjects = {
+        {"V9", &v9_one_launch_tiles_launchers}, {"V10", &v10_exact_launchers}, {"V10 stamped", &v10_timed_launchers}};
+#ifdef WITH_BASE
+    subjects.push_back({"V10 base", &v10_base_launchers});
+#endif
+    for (int item : {4, 8})
+        for (int full_range = 0; full_range < 2; ++full_range)
+            for (int lg = 10; lg <= 17; ++lg) {
+                const int64_t n = int64_t(1) << lg;
+                const size_t bytes = size_t(n) * item;
+                std::vector<char> host(bytes);
+                for (int64_t i = 0; i < n; ++i) {  // standard normal, or random bits of a finite value
+                    if (item == 4) {
+                        float v = float(normal(rng));
+                        uint32_t b;
+                        if (full_range) do b = uint32_t(rng()); while (((b >> 23) & 255) == 255);
+                        if (full_range) memcpy(&v, &b, 4);
+                        memcpy(&host[i * 4], &v, 4);
+                    } else {
+                        double v = normal(rng);
+                        uint64_t b;
+                        if (full_range) do b = rng(); while (((b >> 52) & 2047) == 2047);
+                        if (full_range) memcpy(&v, &b, 8);
+                        memcpy(&host[i * 8], &v, 8);
+                    }
+                }
+                const int64_t copies = getenv("NOROTATE") ? 1 : int64_t(pool_bytes / bytes);
+                for (int64_t c = 0; c < copies; ++c) CK(cudaMemcpy(pool + c * bytes, host.data(), bytes, cudaMemcpyHostToDevice));
+                const cured_dtype in = item == 4 ? CURED_FLOAT32 : CURED_FLOAT64;
+                const cured_acc acc = item == 4 ? CURED_ACC_FLOAT32 : CURED_ACC_FLOAT64;
+                const cured_span span = {0, n, n, in};
+                printf("%s %s 2^%d:", item == 4 ? "float32" : "float64", full_range ? "full range" : "normal", lg);
+                double first_value = 0;
+                for (size_t k = 0; k < subjects.size(); ++k) {
+                    std::vector<double> t;
+                    for (int r = 0; r < kWarmup + kRepeats; ++r) {
+                        const int timed = r - kWarmup;
+                        if (timed >= 0) CK(cudaEventRecord(events[2 * timed], s));
+                        CK(subjects[k].second->fn[in][acc](pool + (r % copies) * bytes, out, span, workspace, s));
+                        if (timed >= 0) CK(cudaEventRecord(events[2 * timed + 1], s));
+                    }
+                    CK(cudaStreamSynchronize(s));
+                    for (int r = 0; r < kRepeats; ++r) {
+                        float ms;
+                        CK(cudaEventElapsedTime(&ms, events[2 * r], events[2 * r + 1]));
+                        t.push_back(ms * 1e3);
+                    }
+                    double value;
+                    if (item == 4) {
+                        float f;
+                        CK(cudaMemcpy(&f, out, 4, cudaMemcpyDeviceToHost));
+                        value = f;
+                    } else {
+                        CK(cudaMemcpy(&value, out, 8, cudaMemcpyDeviceToHost));
+                    }
+                    if (k == 1) first_value = value;
+                    printf(" %s %.2f%s", subjects[k].first, median(t), k > 1 && value != first_value ? " (A DIFFERENT SUM)" : "");
+                }
+                const int64_t tile = int64_t(256) * 8 * (16 / item), blocks = (n + tile - 1) / tile;
+                std::vector<std::vector<double>> phase(11);
+                std::vector<double> span_us;
+                std::vector<long long> st(blocks * 16);
+                for (int r = 0; r < kWarmup + kStamped; ++r) {
+                    CK(clear_stamps());
+                    CK(v10_timed_launchers.fn[in][acc](pool + ((r * 7) % copies) * bytes, out, span, workspace, s));
+                    CK(cudaStreamSynchronize(s));
+                    CK(read_stamps(st.data(), st.size()));
+                    if (r < kWarmup) continue;
+                    int64_t rounding = -1;
+                    long long first_ns = LLONG_MAX, last_ns = 0;
+                    for (int64_t b = 0; b < blocks; ++b) {
+                        if (st[b * 16 + 8] != 0) rounding = b;
+                        first_ns = std::min(first_ns, st[b * 16 + 12]);
+                        last_ns = std::max(last_ns, st[b * 16 + 13]);
+                    }
+                    if (rounding < 0) {
+                        printf("\nno block rounded\n");
+                        return 1;
+                    }
+                    const long long *p = &st[rounding * 16];
+                    for (int k = 1; k <= 9; ++k) {  // from the last stamp before it; 0 where it did not run
+                        int j = k - 1;
+                        while (j > 0 && p[j] == 0) --j;
+                        phase[k].push_back(p[k] != 0 ? double(p[k] - p[j]) : 0.0);
+                    }
+                    phase[10].push_back(double(p[8] - p[0]));
+                    span_us.push_back((last_ns - first_ns) * 1e-3);
+                }
+                printf(" | blocks %lld, first start to last end %.2f us | clear %.0f walk %.0f bins %.0f limbs %.0f ticket %.0f "
+                       "read %.0f lohi %.0f round %.0f (again %.0f) total %.0f\n",
+                       (long long)blocks, median(span_us), median(phase[1]), median(phase[2]), median(phase[3]),
+                       median(phase[4]), median(phase[5]), median(phase[6]), median(phase[7]), median(phase[8]),
+                       median(phase[9]), median(phase[10]));
+            }
+    return 0;
+}
