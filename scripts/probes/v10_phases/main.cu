@@ -16,7 +16,12 @@
 //   python3 $P/instrument.py csrc/kernels/v10_exact.cu build/probe/v10_timed.cu v10_timed_launchers
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Icsrc -o build/probe/v10_phases $P/main.cu build/probe/v10_timed.cu \
 //       csrc/kernels/v10_exact.cu csrc/kernels/v9_one_launch_tiles.cu && build/probe/v10_phases
-// (about 2 minutes to build on 2 cores; build here and carry build/probe to the GPU machine.)
+// An A/B against another version of the kernel (V10 base): save it, make its copy, build with it:
+//   git show REV:csrc/kernels/v10_exact.cu > build/probe/base_src.cu
+//   python3 $P/instrument.py build/probe/base_src.cu build/probe/v10_base.cu v10_base_launchers --plain
+//   then add -DWITH_BASE and build/probe/v10_base.cu to the nvcc line above.
+// (About 2 minutes to build on 2 cores, 4 with the base; build here and carry build/probe, the
+// binary only, to the GPU machine.)
 #include <algorithm>
 #include <climits>
 #include <cstdio>
