@@ -92,7 +92,7 @@
 //    latency, by phase (clock64 stamps, scripts/probes/v10_phases; H200, float32 standard normal
 //    2^10, 7089 clocks in all): clearing 357, the walk of its one step 3569 (the load, the window,
 //    the last flush), the window's sums into the state 1134 (add_bins: 64-bit shared atomics,
-//    compare-and-swap loops), finding the limbs 500, thread 0's rounding 1531 (1449 run again).
+//    compare-and-swap loops), finding the limbs 352, thread 0's rounding 1531 (1449 run again).
 //    Several blocks add 3700: the state into the workspace and the ticket 2430, reading it back
 //    1266. Adding the window's sums in the limbs' threads instead (no atomics) dropped add_bins but
 //    moved the code: thread 0 then stalled 2600 clocks on its first instructions after the
