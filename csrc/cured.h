@@ -212,6 +212,11 @@ int64_t cured_test_grid(void);
 void cured_set_test_dynamic_shared(int64_t bytes);
 int64_t cured_test_dynamic_shared(void);
 
+/* For tests: the launches made as one cluster of blocks (V10 over a few tiles, sm_90 up), counted
+ * since the process started, so that a test can tell that that path ran. */
+void cured_count_cluster_launch(void);
+int64_t cured_cluster_launches(void);
+
 /* ---- CUB, the reference ------------------------------------------------------------------
  * cub::DeviceReduce (kernels/cub_reference.cu), one function a dtype, summing with NumPy's default
  * accumulator (cured_default_acc); and cub::DeviceSegmentedReduce over `rows` consecutive rows of

@@ -127,6 +127,12 @@ void cured_set_test_dynamic_shared(int64_t bytes) { dynamic_shared_cap = bytes >
 
 int64_t cured_test_dynamic_shared(void) { return dynamic_shared_cap; }
 
+static _Atomic int64_t cluster_launches = 0;
+
+void cured_count_cluster_launch(void) { ++cluster_launches; }
+
+int64_t cured_cluster_launches(void) { return cluster_launches; }
+
 int64_t cured_tiles_grid(int64_t tiles, int64_t wanted) {
     const int64_t forced = grid_override;
     const int64_t blocks = forced > 0 ? forced : wanted > 0 ? wanted : 1;

@@ -1193,6 +1193,12 @@ static PyObject *py_set_test_launch(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_cluster_launches(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromLongLong(cured_cluster_launches());
+}
+
 static PyObject *py_set_test_dynamic_shared(PyObject *module, PyObject *args) {
     long long bytes;
     (void)module;
@@ -1409,6 +1415,9 @@ static PyMethodDef methods[] = {
     {"_set_test_dynamic_shared", py_set_test_dynamic_shared, METH_VARARGS,
      "_set_test_dynamic_shared(bytes)\n--\n\nFor tests: let kernels have at most `bytes` of dynamic shared memory a "
      "block (0: what the GPU has), as a GPU with less would; V10's float64 then takes its other path."},
+    {"_cluster_launches", py_cluster_launches, METH_NOARGS,
+     "_cluster_launches()\n--\n\nFor tests: the kernel launches made as one cluster of blocks so far (V10 over a "
+     "few tiles, on GPUs of compute capability 9.0 up)."},
     {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
      "_set_cpu_tiles(threads, plain)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as the input's "
      "size warrants), and with `plain` its portable C chains instead of the CPU's SIMD ones."},

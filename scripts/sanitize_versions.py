@@ -24,7 +24,8 @@ import cured
 from cured.benchmark import full_range
 
 # V9's tiles (32 KiB each): many; 2 to 13 (float16 4, int8 2); float32 3, float64 5; float32 2,
-# float64 3; one. Up to 4 tiles of aligned input go through V9's one-block kernel.
+# float64 3; one. Up to 4 tiles of aligned input go through V9's one-block kernel, 2 to 8 through
+# V10's cluster of blocks (sm_90 up; float32 7, 3 and 2 tiles, float64 5 and 3, float16 4 and 2).
 LENGTHS = [2**20 + 3, 50000, 20000, 12000, 1000]
 DTYPES = ["float32", "int8", "float64", "float16"]
 

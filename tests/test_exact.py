@@ -292,6 +292,45 @@ def test_gpu_any_grid_and_chunking_gives_the_one_answer(seed, dtype):
         cured._cured._set_staging(lanes, chunk)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_a_cluster_of_blocks_gives_the_one_answer(seed, dtype):
+    """2 to 8 tiles run as one cluster of blocks, a tile each, that add their states in the first
+    block's shared memory (compute capability 9.0 up; csrc/kernels/v10_exact.cu): exact, the CPU's
+    bits and state, the flags of a block other than the first (a NaN, infinities, a +0.0 among
+    -0.0s), and the answer of the ticket's path, which a forced grid takes."""
+    rng = np.random.default_rng(seed)
+    launches = cured._cured._cluster_launches()
+    runs = 0
+    for tiles in range(2, 9):
+        tile = cured._cured.shape(cured.EXACT_VERSION, np.dtype(dtype), 1)["tile"]
+        n = (tiles - 1) * tile + int(rng.integers(1, tile + 1))
+        assert cured._cured.shape(cured.EXACT_VERSION, np.dtype(dtype), n)["tiles"] == tiles
+        cases = {kind: make(rng, dtype, n) for kind, make in GENERATORS.items()}
+        for name, value in [("nan", np.nan), ("inf", np.inf), ("-inf", -np.inf)]:
+            cases[name] = normal(rng, dtype, n)
+            cases[name][-1] = value
+        cases["inf_and_-inf"] = normal(rng, dtype, n)
+        cases["inf_and_-inf"][[0, -1]] = [np.inf, -np.inf]
+        cases["negative_zeros"] = np.full(n, -0.0, dtype=dtype)
+        cases["a_positive_zero_last"] = np.full(n, -0.0, dtype=dtype)
+        cases["a_positive_zero_last"][-1] = 0.0
+        for name, x in cases.items():
+            got = cured.fsum(x)
+            runs += 1
+            check(x, got)
+            assert same_bits(got, cured.fsum(x, device="cpu")), (tiles, name)
+            assert cured.fsum_state(x) == cured.fsum_state(x, device="cpu"), (tiles, name)
+            runs += 1
+            try:
+                cured._cured._set_test_launch(tiles, 0)
+                assert same_bits(cured.fsum(x), got), (tiles, name)
+            finally:
+                cured._cured._set_test_launch(0, 0)
+    if cured.device_info()["compute_capability"] >= (9, 0):
+        assert cured._cured._cluster_launches() - launches == runs
+
+
 def check_under_grid(cases, blocks):
     """Each named input's GPU sum under a grid of `blocks`: exact, and the CPU's bits."""
     try:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 #include "common.cuh"
 
@@ -107,6 +108,59 @@ template <auto Kernel> cudaError_t grant_dynamic_shared(size_t bytes, bool *gran
     const int64_t cap = cured_test_dynamic_shared();
     *granted = int64_t(bytes) <= room_here && (cap == 0 || int64_t(bytes) <= cap);
     return cudaSuccess;
+}
+
+// Whether clusters of `blocks` blocks of Kernel (launched with `threads` threads and
+// `dynamic_bytes` of dynamic shared memory) run on the current GPU: it launches clusters (sm_90
+// up) and one of its GPCs holds one. Cached per device and kernel: a kernel is always asked with
+// the same shape.
+template <auto Kernel> cudaError_t cluster_fits(int threads, int blocks, size_t dynamic_bytes, bool *fits) {
+    static std::atomic<int> cached[64];  // 0: not asked yet; 1: no; 2: yes
+    int device;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    const int known = device < 64 ? cached[device].load(std::memory_order_relaxed) : 0;
+    if (known != 0) {
+        *fits = known == 2;
+        return cudaSuccess;
+    }
+    int launches_clusters, clusters = 0;
+    if ((err = cudaDeviceGetAttribute(&launches_clusters, cudaDevAttrClusterLaunch, device)) != cudaSuccess) return err;
+    if (launches_clusters) {
+        cudaLaunchAttribute cluster = {};
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = unsigned(blocks);
+        cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(unsigned(blocks));
+        config.blockDim = dim3(unsigned(threads));
+        config.dynamicSmemBytes = dynamic_bytes;
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+        if ((err = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config)) != cudaSuccess) return err;
+    }
+    *fits = clusters > 0;
+    if (device < 64) cached[device].store(*fits ? 2 : 1, std::memory_order_relaxed);
+    return cudaSuccess;
+}
+
+// Launches Kernel(args...) as one cluster of `blocks` blocks; returns the launch's error.
+template <class... Params, class... Args>
+cudaError_t launch_cluster(void (*kernel)(Params...), int blocks, int threads, size_t dynamic_bytes,
+                           cudaStream_t stream, Args &&...args) {
+    cudaLaunchAttribute cluster = {};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = unsigned(blocks);
+    cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(unsigned(blocks));
+    config.blockDim = dim3(unsigned(threads));
+    config.dynamicSmemBytes = dynamic_bytes;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+    return err != cudaSuccess ? err : cudaGetLastError();
 }
 
 // Whether a launch's span is whole tiles of the input cut as t says (cured_span).

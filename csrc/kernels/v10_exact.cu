@@ -46,7 +46,10 @@
 //     the workspace with 68 global atomic adds. The block that completes the ticket (as V9's)
 //     reads that state, zeroes it for the next sum, and rounds it (cured_exact_round, the CPU's
 //     code, with no copy of the state). A launch of one block over the whole input rounds its
-//     block's state itself: no global state, no ticket.
+//     block's state itself: no global state, no ticket. An input of 2 to 8 tiles, on sm_90 up,
+//     launches as one cluster of blocks, a tile each: each block writes its carried state into
+//     the first block's shared memory (distributed shared memory), a cluster barrier, and the
+//     first block rounds.
 //
 // Window (kTop, bins x bits; elements it holds whole): float32 2^12, 4 x 16 (|x| >= 2^-29);
 // float64 2^24, 3 x 46 (|x| >= 2^-62); float16 2^16, 4 x 15 (every float16).
@@ -386,17 +389,21 @@ template <class In> struct thread_window {
             if (lane == 0) sums[k] = v;
         }
     }
-    // Thread k < kBins of the block: bin k's sums from its warps into the block's first warp state,
-    // in two halves, whose sums over the warps cannot overflow (a warp's sum is below 2^62).
-    __device__ static void add_bins(const int64_t (*sums)[W::kBins], unsigned long long *limbs) {
+    // Thread k < kBins of the block: bin k's sums from its warps into warp k's state (the block
+    // adds its warps' states next), in two halves, whose sums over the warps cannot overflow (a
+    // warp's sum is below 2^62). A state a bin, so plain adds: the bins' pieces share limbs, and
+    // 64-bit shared atomics on them (compare-and-swap loops on sm_90) took 1134 clocks.
+    __device__ static void add_bins(const int64_t (*sums)[W::kBins], unsigned long long (*warp_limbs)[kLimbs]) {
+        static_assert(W::kBins <= kWarps, "a warp state a bin");
         if (threadIdx.x >= W::kBins) return;
         int64_t low = 0, high = 0;
+#pragma unroll
         for (int w = 0; w < kWarps; ++w) {
             low += sums[w][threadIdx.x] & 0xffffffff;
             high += sums[w][threadIdx.x] >> 32;
         }
-        if (low != 0) add_term<true>(limbs, term(threadIdx.x, low, 0));
-        if (high != 0) add_term<true>(limbs, term(threadIdx.x, high, 32));
+        if (low != 0) add_term<false>(warp_limbs[threadIdx.x], term(threadIdx.x, low, 0));
+        if (high != 0) add_term<false>(warp_limbs[threadIdx.x], term(threadIdx.x, high, 32));
     }
 
   private:
@@ -432,6 +439,44 @@ struct exact_workspace {
 static_assert(CURED_TILES_EXACT_OFFSET % 8 == 0 && CURED_TILES_EXACT_OFFSET + kLimbs * 8 <= CURED_TILES_HEADER_BYTES,
               "the limbs lie in the header, 8-byte aligned");
 
+// A few tiles (2 to kClusterBlocks), a block each, launch as one cluster (sm_90 up: blocks on one
+// GPC that read each other's shared memory and share a barrier), whose blocks add their states in
+// the first block's shared memory instead of the workspace: no trips through L2, no ticket. A
+// launch that is not a cluster is a cluster of one block. The workspace and the ticket cost two
+// blocks 3700 clocks more than one (scripts/probes/v10_phases).
+constexpr int kClusterBlocks = 8;  // the largest cluster every sm_90 GPU runs
+
+__device__ __forceinline__ unsigned cluster_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __clusterSizeInBlocks();
+#else
+    return 1;
+#endif
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __clusterRelativeBlockRank();
+#else
+    return 0;
+#endif
+}
+// All threads of the cluster's blocks: the arrival releases their writes (to any block's shared
+// memory), the wait acquires the others'.
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
+#endif
+}
+// The same shared variable in the cluster's first block.
+template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return static_cast<T *>(__cluster_map_shared_rank(p, 0));
+#else
+    return p;
+#endif
+}
+
 // `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says. Digits:
 // float64's level 2 is the threads' digits, in the launch's dynamic shared memory.
 template <class In, class Acc, bool Aligned, bool Digits>
@@ -452,11 +497,22 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     auto *const limbs = reinterpret_cast<unsigned long long *>(static_cast<char *>(workspace) + CURED_TILES_EXACT_OFFSET);
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
-    for (int k = threadIdx.x; k < kWarps * kLimbs; k += kThreads) (&warp_limbs[0][0])[k] = 0;
-    if constexpr (kThreadOwnBins<In>) own.clear();
-    if constexpr (Digits) digits->clear();
-    if (threadIdx.x == 0) block_flags = 0;
-    __syncthreads();
+    // The block's state cleared, once its first step's loads are on their way: the stores then
+    // take place while the loads travel (350 clocks, 650 with float64's digits, that a block of
+    // small input spent before it loaded anything: scripts/probes/v10_phases).
+    bool cleared = false;
+    const auto clear_state = [&] {
+        for (int k = threadIdx.x; k < kWarps * kLimbs; k += kThreads) (&warp_limbs[0][0])[k] = 0;
+        if constexpr (kThreadOwnBins<In>) own.clear();
+        if constexpr (Digits) digits->clear();
+        if (threadIdx.x == 0) {
+            block_flags = 0;
+            lowest = kLimbs;
+            highest = -1;
+        }
+        __syncthreads();
+        cleared = true;
+    };
 
     unsigned long long *const warp_state = warp_limbs[warp];
     auto *const slow = [&] {
@@ -465,8 +521,11 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     }();
     unsigned flags = 0;
     const int64_t tiles_here = (n + t.tile - 1) / t.tile;
-    // This launch sums the whole input in one block: its state is the sum (no global state, no ticket).
-    const bool alone = gridDim.x == 1 && first_tile == 0 && tiles_here == t.tiles;
+    // This launch sums the whole input in one block: its state is the sum (no global state, no
+    // ticket). Or in one cluster of blocks: their states add in the first block's shared memory.
+    const bool whole_input = first_tile == 0 && tiles_here == t.tiles;
+    const bool alone = gridDim.x == 1 && whole_input;
+    const bool clustered = gridDim.x > 1 && whole_input && cluster_blocks() == gridDim.x;
     unsigned tiles_done = 0;
     if constexpr (cured::is_floating<In>) {
         using W = window<In>;
@@ -481,6 +540,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
             cured::for_tile_steps<kThreads, kVectors, In, Aligned>(
                 in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(), [&](In (&v)[kVectors][kPerVector]) {
+                    if (!cleared) clear_state();  // every thread of the block, at its first step
                     // The step's elements, its largest magnitude's key and its signs, first.
                     T x[kVectors * kPerVector];
                     int signed_max = INT_MIN;
@@ -540,6 +600,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                     }
                 });
         }
+        if (!cleared) clear_state();  // a block given no tiles, which no grid here makes
         __syncwarp();
         bins.flush_last(warp_bins[warp], lane);
         if constexpr (kThreadOwnBins<In>)
@@ -548,6 +609,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
             if (__syncthreads_or(digits_used)) digits->add_to(warp_limbs, warp, lane);
         if (largest_key >= 0) flags |= CURED_EXACT_SIGN_CLEAR;
     } else {
+        clear_state();
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done)
             cured::for_tile_elements<kThreads, kVectors, In, Aligned>(
                 in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(),
@@ -562,7 +624,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);
     __syncthreads();
     if constexpr (cured::is_floating<In>) {
-        thread_window<In>::add_bins(warp_bins, warp_limbs[0]);
+        thread_window<In>::add_bins(warp_bins, warp_limbs);
         __syncthreads();
     }
 
@@ -577,44 +639,71 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     if (!alone) {
         // One carry step leaves each limb below 2^33 in magnitude, so that the workspace's int64
         // limbs take up to 2^30 blocks' adds.
+        int64_t carried = 0;
         if (threadIdx.x < kLimbs) {
             const int k = threadIdx.x;
             const int64_t own = k == kLimbs - 1 ? block_limbs[k] : block_limbs[k] & 0xffffffff;
-            const int64_t v = own + (k > 0 ? block_limbs[k - 1] >> 32 : 0);
-            if (v != 0) atomicAdd(limbs + k, (unsigned long long)v);
-            __threadfence();  // the limbs reach the device before the ticket counts this block
+            carried = own + (k > 0 ? block_limbs[k - 1] >> 32 : 0);
         }
-        if (threadIdx.x == 0 && block_flags != 0) atomicOr(&header->flags, block_flags);
+        if (clustered) {
+            // The cluster's states add in its first block: each block's carried state into row
+            // `rank` of the first block's warp_limbs and its flags into warp_bins[rank][0] (both
+            // free once every block has added its warps' states), plain stores into that block's
+            // shared memory; a cluster barrier, whose arrival releases them and whose wait
+            // acquires them; then the first block rounds, as a block alone does.
+            static_assert(kClusterBlocks <= kWarps, "a row of warp_limbs a block of the cluster");
+            cluster_sync();  // every block is done with its warp_limbs and warp_bins
+            const unsigned rank = cluster_rank();
+            auto *const rows = cluster_first_block(warp_limbs);
+            auto *const flag_rows = cluster_first_block(warp_bins);
+            if (threadIdx.x < kLimbs) rows[rank][threadIdx.x] = (unsigned long long)carried;
+            if (threadIdx.x == 0) flag_rows[rank][0] = block_flags;
+            cluster_sync();
+            if (rank != 0) return;
+            if (threadIdx.x < kLimbs) {
+                int64_t v = 0;
+#pragma unroll
+                for (unsigned r = 0; r < kClusterBlocks; ++r)
+                    if (r < gridDim.x) v += int64_t(warp_limbs[r][threadIdx.x]);
+                block_limbs[threadIdx.x] = v;
+            }
+            if (threadIdx.x == 0)
+#pragma unroll
+                for (unsigned r = 1; r < kClusterBlocks; ++r)
+                    if (r < gridDim.x) block_flags |= unsigned(warp_bins[r][0]);
+        } else {
+            if (threadIdx.x < kLimbs) {
+                if (carried != 0) atomicAdd(limbs + threadIdx.x, (unsigned long long)carried);
+                __threadfence();  // the limbs reach the device before the ticket counts this block
+            }
+            if (threadIdx.x == 0 && block_flags != 0) atomicOr(&header->flags, block_flags);
 
-        // The ticket, as V9's: the block that completes the count of tiles rounds.
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            __threadfence();
-            cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(header->ticket);
-            last_block = counter.fetch_add(tiles_done, cuda::memory_order_acq_rel) + tiles_done == t.tiles;
-            if (last_block) counter.store(0, cuda::memory_order_relaxed);
+            // The ticket, as V9's: the block that completes the count of tiles rounds.
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                __threadfence();
+                cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(header->ticket);
+                last_block = counter.fetch_add(tiles_done, cuda::memory_order_acq_rel) + tiles_done == t.tiles;
+                if (last_block) counter.store(0, cuda::memory_order_relaxed);
+            }
+            __syncthreads();
+            if (!last_block) return;
+            // Read the state and leave it zero for the next sum.
+            if (threadIdx.x == 0) block_flags = atomicExch(&header->flags, 0u);
+            if (threadIdx.x < kLimbs) block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));
         }
-        __syncthreads();
-        if (!last_block) return;
-        // Read the state and leave it zero for the next sum.
-        if (threadIdx.x == 0) block_flags = atomicExch(&header->flags, 0u);
-        if (threadIdx.x < kLimbs) block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));
     }
 
-    // Find the state's non-zero limbs: the carries and the rounding, one thread's serial work, run
-    // over those (and two above) only.
-    if (threadIdx.x == 0) {
-        block_flags |= CURED_EXACT_NONEMPTY;
-        lowest = kLimbs;
-        highest = -1;
-    }
-    __syncthreads();
+    // Find the state's non-zero limbs (lowest and highest start at kLimbs and -1, set with the
+    // clearing): the carries and the rounding, one thread's serial work, run over those (and two
+    // above) only.
     if (threadIdx.x < kLimbs && block_limbs[threadIdx.x] != 0) {
         atomicMin(&lowest, int(threadIdx.x));
         atomicMax(&highest, int(threadIdx.x));
     }
     __syncthreads();
     if (threadIdx.x != 0) return;
+    const unsigned flags_here = block_flags | CURED_EXACT_NONEMPTY;
     const bool exported = result == CURED_EXACT_STATE;  // the whole state, normalized over all limbs
     const int low = highest < 0 || exported ? 0 : lowest;
     const int high = highest < 0 || exported ? 0 : min(highest + 2, kLimbs - 1);
@@ -622,10 +711,10 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         cured_exact_normalize(block_limbs, 0, kLimbs - 1);
         auto *const state = reinterpret_cast<cured_exact_state *>(out);
         for (int k = 0; k < kLimbs; ++k) state->limb[k] = block_limbs[k];
-        state->flags = block_flags;
+        state->flags = flags_here;
     } else {
         cured_exact_normalize(block_limbs, low, high);
-        out[0] = Acc(cured_exact_round(block_limbs, low, high, block_flags, result));
+        out[0] = Acc(cured_exact_round(block_limbs, low, high, flags_here, result));
     }
 }
 
@@ -646,12 +735,23 @@ template <class In, class Acc> struct v10_launcher {
     static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
                            cudaStream_t stream) {
         constexpr size_t kDynamicBytes = Digits ? sizeof(thread_digits) : 0;
+        constexpr auto kernel = reduce_v10<In, Acc, Aligned, Digits>;
+        if (span.count == span.n && t.tiles >= 2 && t.tiles <= kClusterBlocks && cured_test_grid() == 0) {
+            bool fits;
+            const cudaError_t err = cured::cluster_fits<kernel>(kThreads, kClusterBlocks, kDynamicBytes, &fits);
+            if (err != cudaSuccess) return err;
+            if (fits) {  // a block a tile, one cluster
+                const cudaError_t launched = cured::launch_cluster(kernel, int(t.tiles), kThreads, kDynamicBytes, stream,
+                                                                   in, out, span.count, int64_t(0), t, workspace, span.result);
+                if (launched == cudaSuccess) cured_count_cluster_launch();
+                return launched;
+            }
+        }
         int64_t wave;
-        const cudaError_t err =
-            cured::waves_grid<reduce_v10<In, Acc, Aligned, Digits>>(kThreads, 1, &wave, kDynamicBytes);
+        const cudaError_t err = cured::waves_grid<kernel>(kThreads, 1, &wave, kDynamicBytes);
         if (err != cudaSuccess) return err;
         const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, t.steps <= kOneWaveSteps ? wave : 2 * wave);
-        reduce_v10<In, Acc, Aligned, Digits><<<unsigned(grid), kThreads, kDynamicBytes, stream>>>(
+        kernel<<<unsigned(grid), kThreads, kDynamicBytes, stream>>>(
             in, out, span.count, span.first / t.tile, t, workspace, span.result);
         return cudaGetLastError();
     }

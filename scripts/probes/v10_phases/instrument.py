@@ -40,19 +40,21 @@ __device__ __forceinline__ long long global_ns() {
 #define NS(k) do { if (threadIdx.x == 0) g_stamps[blockIdx.x * 16 + 12 + (k)] = global_ns(); } while (0)
 ''')
     after('const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n', '    NS(0); STAMP(0);\n')
-    after('    if (threadIdx.x == 0) block_flags = 0;\n    __syncthreads();\n', '    STAMP(1);\n')
+    after('        __syncthreads();\n        cleared = true;\n', '        STAMP(1);\n')
     after('if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);\n    __syncthreads();\n', '    STAMP(2);\n')
-    after('        thread_window<In>::add_bins(warp_bins, warp_limbs[0]);\n        __syncthreads();\n', '        STAMP(3);\n')
+    after('        thread_window<In>::add_bins(warp_bins, warp_limbs);\n        __syncthreads();\n', '        STAMP(3);\n')
     after('        block_limbs[threadIdx.x] = v;\n    }\n    __syncthreads();\n', '    STAMP(4);\n')
-    after('''            if (last_block) counter.store(0, cuda::memory_order_relaxed);
-        }
-        __syncthreads();
-''', '        STAMP(5); if (!last_block) NS(1);\n')
-    after('        highest = -1;\n    }\n    __syncthreads();\n', '    STAMP(6);\n')
+    after('            cluster_sync();\n', '            if (rank != 0) NS(1);\n')
+    after('            if (rank != 0) return;\n', '            STAMP(5);\n')
+    after('''                if (last_block) counter.store(0, cuda::memory_order_relaxed);
+            }
+            __syncthreads();
+''', '            STAMP(5); if (!last_block) NS(1);\n')
+    after('block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));\n', '            STAMP(6);\n')
     after('        atomicMax(&highest, int(threadIdx.x));\n    }\n    __syncthreads();\n', '    STAMP(7);\n')
-    after('out[0] = Acc(cured_exact_round(block_limbs, low, high, block_flags, result));\n', '''        STAMP(8); NS(1);
+    after('out[0] = Acc(cured_exact_round(block_limbs, low, high, flags_here, result));\n', '''        STAMP(8); NS(1);
         cured_exact_normalize(block_limbs, low, high);  // the same again, its code now fetched
-        const double again = cured_exact_round(block_limbs, low, high, block_flags, result);
+        const double again = cured_exact_round(block_limbs, low, high, flags_here, result);
         STAMP(9);
         g_stamps[blockIdx.x * 16 + 10] = __double_as_longlong(again);
 ''')

@@ -3,12 +3,13 @@
 // 256 MiB so that none is in L2; NOROTATE=1 keeps one copy), for V9, V10 as built, V10 instrumented
 // (instrument.py) and, built with -DWITH_BASE, another V10 (an A/B in one process); then 50 single
 // launches of the instrumented copy, whose stamps give, for the block that rounds (medians):
-//   clear  the block's level-2 state cleared, to the first barrier
-//   walk   the tiles: loads, the window, level 2, the last flush, the flags
+//   clear  the first step's loads issued, then the block's state cleared, to its barrier
+//   walk   the rest of the tiles: the loads' wait, the window, level 2, the last flush, the flags
 //   bins   the warps' window sums into the state (add_bins)
 //   limbs  the warps' states added
-//   ticket a block of several: its state into the workspace, the ticket
-//   read   the workspace's state read back (a block of several); the start values of the rest
+//   ticket a block of several: its state into the workspace and the ticket, or into the
+//          cluster's first block and the cluster barrier
+//   read   the workspace's state read back (a block of the ticket's)
 //   lohi   the non-zero limbs found
 //   round  thread 0's carries and rounding; `again`: the same, run again at once (its code fetched)
 // Build (sm_90) and run, from the repository root:
@@ -47,6 +48,7 @@
 // What the kernels take from gpu_sum.c, without its test hooks.
 extern "C" int64_t cured_test_grid(void) { return 0; }
 extern "C" int64_t cured_test_dynamic_shared(void) { return 0; }
+extern "C" void cured_count_cluster_launch(void) {}
 extern "C" int64_t cured_tiles_grid(int64_t tiles, int64_t wanted) { return std::min(tiles, std::max<int64_t>(wanted, 1)); }
 extern "C" const cured_launch_table v9_one_launch_tiles_launchers, v10_exact_launchers, v10_timed_launchers;
 #ifdef WITH_BASE
