@@ -86,20 +86,23 @@
 //    of three, and clearing them): 0.967 -> 0.955 of V9 at 2^26, 5.9 -> 6.5 us at 2^10. From
 //    2^17 to 2^25 full-range float64 reads 0.57 to 0.75 of V9 on the H200 (0.41 to 0.71 with two
 //    waves and a last carry of the digits), float32 0.62 to 0.85.
-//  - 2^10 to 2^16: 6.6 to 9.7 us, 1.42 to 1.88 times V9's time on standard-normal data (target
-//    1.5), 1.54 to 2.23 on full-range data. Not the instructions: a version that gave small inputs a
-//    vector a thread a tile ran 60% fewer (3985 against 9728 at 2^10, Nsight Compute) in the same
-//    time, and its extra blocks cost the global combine (+1.5 us). Nor the combine: one block
-//    over 2, 4 and 8 tiles (forced grids) took 8.3, 10.8 and 15.4 us at float32 2^14 / 2^15 /
-//    2^16, against 8.5 with V10's grid, a DRAM round trip a tile. The one-block launch's time is
-//    latency, by phase (clock64 stamps, scripts/probes/v10_phases; H200, float32 standard normal
-//    2^10, 7089 clocks in all): clearing 357, the walk of its one step 3569 (the load, the window,
-//    the last flush), the window's sums into the state 1134 (add_bins: 64-bit shared atomics,
-//    compare-and-swap loops), finding the limbs 352, thread 0's rounding 1531 (1449 run again).
-//    Several blocks add 3700: the state into the workspace and the ticket 2430, reading it back
-//    1266. Adding the window's sums in the limbs' threads instead (no atomics) dropped add_bins but
-//    moved the code: thread 0 then stalled 2600 clocks on its first instructions after the
-//    barrier, 1 us slower in all (docs/development.md).
+//  - 2^10 to 2^16 (target 1.5x V9's time): 6.3 to 8.4 us on standard-normal data, 1.23 to 1.50
+//    times V9's time on the H200, 1.22 to 1.52 on the H100 (results/ at 07:55 and 08:03 UTC);
+//    full-range data 1.39 to 2.14. It was 1.42 to 1.88 (1.54 to 2.23): a block's fixed latency,
+//    not its instructions (a variant with 60% fewer, Nsight Compute, took the same time). By phase
+//    (clock64 stamps, scripts/probes/v10_phases; H200, float32 standard normal 2^10, one block,
+//    7089 clocks): clearing 357, the walk of its one step 3569, the window's sums into the state
+//    1134 (add_bins, then 64-bit shared atomics: compare-and-swap loops), finding the limbs 352,
+//    thread 0's rounding 1531; two blocks added 3700 (the workspace and the ticket 2430, reading
+//    it back 1266). Three cuts, each an A/B in one process on the H200: add_bins' plain adds into
+//    a warp state a bin (1134 -> 620 clocks); the clearing after the first step's loads are
+//    issued (float32 2^10 7.04 -> 6.66 us with the first, float64 6.88 -> 6.59); 2 to 8 tiles as
+//    one cluster (kClusterBlocks: the ticket's 3700 clocks -> 1500 to 1800 for the cluster
+//    barriers; float32 2^14 8.64 -> 7.30 us, 2^16 8.93 -> 7.62, float64 2^13 8.74 -> 7.46).
+//    The cost: full-range float64 at 2^26 and 2^27 runs 1.3 to 2.1% slower (167.7 against 164.7
+//    us), 0.74 of V9 at 2^26 on the H200 (target 0.75). Adding the window's sums in each limb's
+//    thread instead (no atomics, no barrier) was tried first and was 1 us slower: thread 0 then
+//    stalled 2600 clocks after the barrier (docs/development.md).
 #include <climits>
 
 #include <cuda/atomic>

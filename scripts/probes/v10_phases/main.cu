@@ -21,6 +21,7 @@
 //   git show REV:csrc/kernels/v10_exact.cu > build/probe/base_src.cu
 //   python3 $P/instrument.py build/probe/base_src.cu build/probe/v10_base.cu v10_base_launchers --plain
 //   then add -DWITH_BASE and build/probe/v10_base.cu to the nvcc line above.
+// LOG2S="26 27" times those lengths instead, without the phases.
 // (About 2 minutes to build on 2 cores, 4 with the base; build here and carry build/probe, the
 // binary only, to the GPU machine.)
 #include <algorithm>
@@ -65,7 +66,19 @@ static double median(std::vector<double> v) {
 int main() {
     constexpr int kRepeats = 200, kWarmup = 10, kStamped = 50;
     const cudaStream_t s = cudaStreamPerThread;
-    const size_t pool_bytes = size_t(256) << 20;
+    // LOG2S="26 28" times those lengths instead of 2^10 to 2^17, with no phases (their grids are
+    // waves of blocks, not a block a tile); the pool then holds two copies of the longest.
+    std::vector<int> log2s;
+    for (const char *p = getenv("LOG2S"); p != nullptr && *p != 0;) {
+        char *end;
+        log2s.push_back(int(strtol(p, &end, 10)));
+        if (end == p) break;
+        p = end;
+    }
+    const bool phases = log2s.empty();
+    if (phases)
+        for (int lg = 10; lg <= 17; ++lg) log2s.push_back(lg);
+    const size_t pool_bytes = std::max(size_t(256) << 20, (size_t(16) << *std::max_element(log2s.begin(), log2s.end())));
     char *pool, *workspace, *out;
     CK(cudaMalloc(&pool, pool_bytes));
     CK(cudaMalloc(&workspace, 1 << 20));
@@ -86,7 +99,7 @@ int main() {
 #endif
     for (int item : {4, 8})
         for (int full_range = 0; full_range < 2; ++full_range)
-            for (int lg = 10; lg <= 17; ++lg) {
+            for (int lg : log2s) {
                 const int64_t n = int64_t(1) << lg;
                 const size_t bytes = size_t(n) * item;
                 std::vector<char> host(bytes);
@@ -136,6 +149,10 @@ int main() {
                     }
                     if (k == 1) first_value = value;
                     printf(" %s %.2f%s", subjects[k].first, median(t), k > 1 && value != first_value ? " (A DIFFERENT SUM)" : "");
+                }
+                if (!phases) {
+                    printf("\n");
+                    continue;
                 }
                 const int64_t tile = int64_t(256) * 8 * (16 / item), blocks = (n + tile - 1) / tile;
                 std::vector<std::vector<double>> phase(11);
