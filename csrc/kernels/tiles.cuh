@@ -110,6 +110,24 @@ template <auto Kernel> cudaError_t grant_dynamic_shared(size_t bytes, bool *gran
     return cudaSuccess;
 }
 
+// The launch of a grid of `blocks` blocks as one cluster, whose dimension it writes into *cluster
+// (which the configuration points to).
+inline cudaLaunchConfig_t one_cluster(int blocks, int threads, size_t dynamic_bytes, cudaStream_t stream,
+                                      cudaLaunchAttribute *cluster) {
+    *cluster = {};
+    cluster->id = cudaLaunchAttributeClusterDimension;
+    cluster->val.clusterDim.x = unsigned(blocks);
+    cluster->val.clusterDim.y = cluster->val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(unsigned(blocks));
+    config.blockDim = dim3(unsigned(threads));
+    config.dynamicSmemBytes = dynamic_bytes;
+    config.stream = stream;
+    config.attrs = cluster;
+    config.numAttrs = 1;
+    return config;
+}
+
 // Whether clusters of `blocks` blocks of Kernel (launched with `threads` threads and
 // `dynamic_bytes` of dynamic shared memory) run on the current GPU: it launches clusters (sm_90
 // up) and one of its GPCs holds one. Cached per device and kernel: a kernel is always asked with
@@ -127,16 +145,8 @@ template <auto Kernel> cudaError_t cluster_fits(int threads, int blocks, size_t 
     int launches_clusters, clusters = 0;
     if ((err = cudaDeviceGetAttribute(&launches_clusters, cudaDevAttrClusterLaunch, device)) != cudaSuccess) return err;
     if (launches_clusters) {
-        cudaLaunchAttribute cluster = {};
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = unsigned(blocks);
-        cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(unsigned(blocks));
-        config.blockDim = dim3(unsigned(threads));
-        config.dynamicSmemBytes = dynamic_bytes;
-        config.attrs = &cluster;
-        config.numAttrs = 1;
+        cudaLaunchAttribute cluster;
+        const cudaLaunchConfig_t config = one_cluster(blocks, threads, dynamic_bytes, nullptr, &cluster);
         if ((err = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config)) != cudaSuccess) return err;
     }
     *fits = clusters > 0;
@@ -148,17 +158,8 @@ template <auto Kernel> cudaError_t cluster_fits(int threads, int blocks, size_t 
 template <class... Params, class... Args>
 cudaError_t launch_cluster(void (*kernel)(Params...), int blocks, int threads, size_t dynamic_bytes,
                            cudaStream_t stream, Args &&...args) {
-    cudaLaunchAttribute cluster = {};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = unsigned(blocks);
-    cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(unsigned(blocks));
-    config.blockDim = dim3(unsigned(threads));
-    config.dynamicSmemBytes = dynamic_bytes;
-    config.stream = stream;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = one_cluster(blocks, threads, dynamic_bytes, stream, &cluster);
     const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
