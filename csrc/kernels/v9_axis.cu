@@ -162,8 +162,10 @@ __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out
 }
 
 // Columns: a unit (one segment of rows of one outer index) is `strands` x `lanes` threads; with
-// more than one strand that is a whole warp, strand p in lanes [p * lanes, (p + 1) * lanes).
-template <class In, class Acc, bool Aligned>
+// more than one strand that is a whole warp, strand p in lanes [p * lanes, (p + 1) * lanes). A
+// thread has InFlight rows of its strand in flight (kInFlight, or kDeepInFlight where the launch
+// is too small to fill the GPU: the order of the additions is the same).
+template <class In, class Acc, bool Aligned, int InFlight>
 __global__ void __launch_bounds__(kThreads) sum_columns(const In *in, Acc *out, cured_axis_step s) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     const int64_t per_unit = int64_t(s.strands) * s.lanes;
@@ -183,16 +185,16 @@ __global__ void __launch_bounds__(kThreads) sum_columns(const In *in, Acc *out, 
         if (columns > 0) {
             const int64_t first = unit % s.segments * s.segment;
             const int64_t last = first + s.segment < s.reduced ? first + s.segment : s.reduced;
-            const In *base = in + unit / s.segments * s.reduced * s.inner + column;
-            for (int64_t r = first + strand; r < last; r += int64_t(kInFlight) * s.strands) {
-                In v[kInFlight][V];
+            // The strand's rows are `strands` rows apart: a pointer add a load, not a 64-bit multiply.
+            const int64_t row_step = int64_t(s.strands) * s.inner;
+            const In *p = in + (unit / s.segments * s.reduced + first + strand) * s.inner + column;
+            for (int64_t r = first + strand; r < last; r += int64_t(InFlight) * s.strands, p += InFlight * row_step) {
+                In v[InFlight][V];
 #pragma unroll
-                for (int u = 0; u < kInFlight; ++u) {
-                    const int64_t row = r + int64_t(u) * s.strands;
-                    load_chunk<In, Aligned>(base + row * s.inner, row < last ? columns : 0, v[u]);
-                }
+                for (int u = 0; u < InFlight; ++u)
+                    load_chunk<In, Aligned>(p + u * row_step, r + int64_t(u) * s.strands < last ? columns : 0, v[u]);
 #pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
+                for (int u = 0; u < InFlight; ++u)
 #pragma unroll
                     for (int j = 0; j < V; ++j) sum[j] += cured::to_acc<Acc>(v[u][j]);
             }
@@ -209,6 +211,14 @@ __global__ void __launch_bounds__(kThreads) sum_columns(const In *in, Acc *out, 
 
 // The most blocks a step is launched with: beyond it, threads take several units each.
 constexpr int64_t kMaxBlocks = int64_t(1) << 20;
+
+// Columns launched with fewer blocks than this leave SMs idle (sm_90 GPUs have 114 to 132): their
+// time is the chain of rounds of loads each thread waits for, not the memory's bandwidth, so
+// their threads keep kDeepInFlight rows in flight. Where it counts, the steps over the segments'
+// sums: (2^20, 256) float32 along axis 0 leaves 4096 x 256 sums, summed by 16 blocks, then 64 x 256
+// by one, each thread adding 64 rows, 8.7 and 7.6 us with 8 in flight (Nsight Compute, H200).
+constexpr int64_t kFewBlocks = 128;
+constexpr int kDeepInFlight = 32;
 
 // The packed-rows kernel for rows of R elements, where R < V divides V; nullptr for other R.
 template <class In, class Acc> constexpr auto packed_rows_kernel(int64_t R) {
@@ -250,10 +260,14 @@ template <class In, class Acc> struct axis_launcher {
         int64_t blocks = cured::ceil_div(threads, kThreads);
         if (blocks > kMaxBlocks) blocks = kMaxBlocks;
         if (cured_test_grid() > 0) blocks = cured_test_grid();  // the order does not depend on it
+        auto *columns = aligned ? sum_columns<In, Acc, true, kInFlight> : sum_columns<In, Acc, false, kInFlight>;
+        if constexpr (std::is_same_v<In, Acc>)  // the steps over segments' sums (and float input)
+            if (blocks < kFewBlocks)
+                columns = aligned ? sum_columns<In, Acc, true, kDeepInFlight> : sum_columns<In, Acc, false, kDeepInFlight>;
         auto *kernel = packed       ? packed
                        : short_rows ? short_rows
                        : rows       ? (aligned ? sum_long_rows<In, Acc, true> : sum_long_rows<In, Acc, false>)
-                                    : (aligned ? sum_columns<In, Acc, true> : sum_columns<In, Acc, false>);
+                                    : columns;
         kernel<<<unsigned(blocks), kThreads, 0, stream>>>(in, out, *s);
         return cudaGetLastError();
     }

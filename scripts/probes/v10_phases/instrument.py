@@ -4,9 +4,10 @@
 
 SOURCE: a version of v10_exact.cu (the working tree's, or `git show REV:csrc/kernels/v10_exact.cu`
 saved to a file); OUT: the copy to write; TABLE: the name its launch table takes (main.cu links
-v10_timed_launchers and, built with -DWITH_BASE, v10_base_launchers). Without --plain, thread 0 of
-each block writes clock64() at the kernel's phases into g_stamps[block][phase] (and %globaltimer at
-its start and end), and the rounding block runs the rounding a second time, warm, after the first.
+v10_timed_launchers and, where linked, v10_base_launchers and v10_var1_launchers to
+v10_var3_launchers). Without --plain, thread 0 of each block writes clock64() at the kernel's
+phases into g_stamps[block][phase] (and %globaltimer at its start and end), and the rounding block
+runs the rounding a second time, warm, after the first.
 The phases are found by the lines they follow: a change to the kernel around them needs one here.
 """
 import sys

@@ -1,7 +1,7 @@
 // Probe: where one V10 launch's time goes at 2^10 to 2^17 elements, a block's phases in clocks.
 // Device time by CUDA events as cured.bench takes it (back-to-back launches, inputs rotated over
 // 256 MiB so that none is in L2; NOROTATE=1 keeps one copy), for V9, V10 as built, V10 instrumented
-// (instrument.py) and, built with -DWITH_BASE, another V10 (an A/B in one process); then 50 single
+// (instrument.py) and, where linked, other versions of V10 (an A/B in one process); then 50 single
 // launches of the instrumented copy, whose stamps give, for the block that rounds (medians):
 //   clear  the first step's loads issued, then the block's state cleared, to its barrier
 //   walk   the rest of the tiles: the loads' wait, the window, level 2, the last flush, the flags
@@ -20,7 +20,8 @@
 // An A/B against another version of the kernel (V10 base): save it, make its copy, build with it:
 //   git show REV:csrc/kernels/v10_exact.cu > build/probe/base_src.cu
 //   python3 $P/instrument.py build/probe/base_src.cu build/probe/v10_base.cu v10_base_launchers --plain
-//   then add -DWITH_BASE and build/probe/v10_base.cu to the nvcc line above.
+//   then add build/probe/v10_base.cu to the nvcc line above. Up to three variants more, made the
+//   same way with the tables v10_var1_launchers to v10_var3_launchers, are timed where linked.
 // LOG2S="26 27" times those lengths instead, without the phases.
 // (About 2 minutes to build on 2 cores, 4 with the base; build here and carry build/probe, the
 // binary only, to the GPU machine.)
@@ -52,9 +53,11 @@ extern "C" int64_t cured_test_dynamic_shared(void) { return 0; }
 extern "C" void cured_count_cluster_launch(void) {}
 extern "C" int64_t cured_tiles_grid(int64_t tiles, int64_t wanted) { return std::min(tiles, std::max<int64_t>(wanted, 1)); }
 extern "C" const cured_launch_table v9_one_launch_tiles_launchers, v10_exact_launchers, v10_timed_launchers;
-#ifdef WITH_BASE
-extern "C" const cured_launch_table v10_base_launchers;
-#endif
+// Other versions of the kernel, timed beside it where linked (weak: absent ones are null).
+extern "C" const cured_launch_table v10_base_launchers __attribute__((weak));
+extern "C" const cured_launch_table v10_var1_launchers __attribute__((weak));
+extern "C" const cured_launch_table v10_var2_launchers __attribute__((weak));
+extern "C" const cured_launch_table v10_var3_launchers __attribute__((weak));
 extern "C" cudaError_t read_stamps(long long *h, size_t count);
 extern "C" cudaError_t clear_stamps();
 
@@ -94,9 +97,9 @@ int main() {
 
     std::vector<std::pair<const char *, const cured_launch_table *>> subjects = {
         {"V9", &v9_one_launch_tiles_launchers}, {"V10", &v10_exact_launchers}, {"V10 stamped", &v10_timed_launchers}};
-#ifdef WITH_BASE
-    subjects.push_back({"V10 base", &v10_base_launchers});
-#endif
+    for (auto other : {std::make_pair("V10 base", &v10_base_launchers), std::make_pair("V10 var1", &v10_var1_launchers),
+                       std::make_pair("V10 var2", &v10_var2_launchers), std::make_pair("V10 var3", &v10_var3_launchers)})
+        if (other.second != nullptr) subjects.push_back(other);
     for (int item : {4, 8})
         for (int full_range = 0; full_range < 2; ++full_range)
             for (int lg : log2s) {
