@@ -449,36 +449,26 @@ static_assert(CURED_TILES_EXACT_OFFSET % 8 == 0 && CURED_TILES_EXACT_OFFSET + kL
 // blocks 3700 clocks more than one (scripts/probes/v10_phases).
 constexpr int kClusterBlocks = 8;  // the largest cluster every sm_90 GPU runs
 
-__device__ __forceinline__ unsigned cluster_blocks() {
+// sm_90 up runs clusters; before it (and in the host pass) every launch is a cluster of one block.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __clusterSizeInBlocks();
-#else
-    return 1;
-#endif
-}
-__device__ __forceinline__ unsigned cluster_rank() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __clusterRelativeBlockRank();
-#else
-    return 0;
-#endif
-}
+__device__ __forceinline__ unsigned cluster_blocks() { return __clusterSizeInBlocks(); }
+__device__ __forceinline__ unsigned cluster_rank() { return __clusterRelativeBlockRank(); }
 // All threads of the cluster's blocks: the arrival releases their writes (to any block's shared
 // memory), the wait acquires the others'.
 __device__ __forceinline__ void cluster_sync() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __cluster_barrier_arrive();
     __cluster_barrier_wait();
-#endif
 }
 // The same shared variable in the cluster's first block.
 template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     return static_cast<T *>(__cluster_map_shared_rank(p, 0));
-#else
-    return p;
-#endif
 }
+#else
+__device__ __forceinline__ unsigned cluster_blocks() { return 1; }
+__device__ __forceinline__ unsigned cluster_rank() { return 0; }
+__device__ __forceinline__ void cluster_sync() {}
+template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) { return p; }
+#endif
 
 // `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says. Digits:
 // float64's level 2 is the threads' digits, in the launch's dynamic shared memory.
