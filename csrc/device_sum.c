@@ -5,6 +5,16 @@
  *  - The result: the reduction's last kernel writes it straight into pinned host memory that is
  *    mapped into the device's address space, so no copy is queued after it. (Issue 12 measured a
  *    minimal kernel and the wait at 10.5 us through CuPy, 17.2 us with a 4-byte copy instead.)
+ *  - The wait: the host spins on that mapped result until it is no longer the sentinel it wrote
+ *    there before the launch, instead of cudaStreamSynchronize, which learns of the kernel's end
+ *    later: a minimal kernel and its wait took 6.8 us this way against 9.0 us synchronized, and a
+ *    synchronize with nothing left to wait for costs 1.5 us on its own (H100, 2026-11-23,
+ *    scripts/probes/call_floor.cu). A result of one store (an accumulator of 4 or 8 bytes; the GPU
+ *    writes 8 aligned bytes at once, as NCCL's LL protocol relies on) arrives whole. What the poll
+ *    cannot see falls back to the synchronize: a sum still running after SPIN_SECONDS, a failed
+ *    kernel, a result whose bits equal the sentinel (a signalling NaN, which no addition returns),
+ *    a result of more than 8 bytes (V10's state), timing=True, and a process that asked CUDA not
+ *    to spin (cudaDeviceScheduleBlockingSync or Yield). The floor (_cured.floor) waits the same way.
  *  - Memory: a call takes a "slot", kept between calls in a free list per device: the mapped
  *    result and a small device workspace, allocated once. The TILES header (V9's ticket, V10's
  *    state) sits at the start of the workspace; it is zeroed when the slot is made and every run
@@ -13,17 +23,21 @@
  *    array come from the stream-ordered pool, as before.
  *  - The stream: the caller's (module.c passes the producer's stream, or the legacy default stream
  *    that DLPack producers were asked to order their work before), so no event is recorded or
- *    waited on.
+ *    waited on for the input.
  * A slot whose call failed is destroyed, never reused: a failed V9 run may leave its ticket set.
  *
- * The sum into a device array (out=) does not wait, so its slot goes back to the free list (one of
- * its own: it has no mapped result, and an event) while the GPU may still be using it. The event,
- * recorded after the call's work, orders the next user after it: a later call on the same stream
- * handle waits on it (cudaStreamWaitEvent; the handle may be a new stream's, once the old one was
- * destroyed), a call on another stream takes a slot whose event has completed, or a new one (past
- * QUEUED_SLOTS_SHARED idle slots, the oldest, waited on). So a queued call allocates and clears
- * nothing either; its host time was 1.02 to 1.93 times an asynchronous torch.sum's when it took
- * pool memory and a memset each call (2026-11-22), 0.94 to 1.35 at 2^10 to 2^16 since. */
+ * A slot given back once its result arrived may still have work in flight (the kernel's last
+ * instructions after the result's store, such as V9's ticket reset being made visible), and so
+ * may a slot of a sum into a device array (out=), which does not wait at all. Each slot has an
+ * event recorded after its call's work, queued while the GPU runs: the next call that takes the
+ * slot orders its work after that event (cudaStreamWaitEvent) unless the event has completed.
+ * Queued slots have a free list of their own (they have no mapped result): a call on the stream
+ * handle that used one last takes it back (the handle may be a new stream's, once the old one was
+ * destroyed, so it waits on the event too), a call on another stream takes a slot whose event has
+ * completed, or a new one (past QUEUED_SLOTS_SHARED idle slots, the oldest, waited on). So a
+ * queued call allocates and clears nothing either; its host time was 1.02 to 1.93 times an
+ * asynchronous torch.sum's when it took pool memory and a memset each call (2026-11-22), 0.94 to
+ * 1.35 at 2^10 to 2^16 since. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <pthread.h>
 #include <stdlib.h>
@@ -49,8 +63,10 @@ typedef struct slot {
     void *result;        /* WAITED: pinned host memory, mapped: the last kernel writes the sum here */
     void *result_dev;    /* its address on the device */
     char *workspace;     /* device memory, SLOT_DEVICE_BYTES; its TILES header is zero in stream order */
-    cudaEvent_t done;    /* QUEUED: recorded after the work of the call that used it last */
-    cudaStream_t stream; /* that call's stream (a QUEUED slot is idle only once `done` was recorded) */
+    cudaEvent_t done;    /* recorded after the work of the call that used it last */
+    int in_flight;       /* WAITED: that work may not have completed (`done` must order the next) */
+    int may_spin;        /* WAITED: the device lets the host spin (may_spin(), when the slot was made) */
+    cudaStream_t stream; /* QUEUED: that call's stream (a QUEUED slot is idle only once `done` was recorded) */
 } slot;
 
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -97,9 +113,18 @@ static slot *unlink_queued(slot **link, cudaStream_t stream, int *wait) {
     return s;
 }
 
+/* Whether the current device lets the host spin on it: not where this process asked CUDA to block
+ * or yield instead (cudaSetDeviceFlags), which the poll then respects. */
+static int may_spin(void) {
+    unsigned flags;
+    if (cudaGetDeviceFlags(&flags) != cudaSuccess) return 0;
+    const unsigned schedule = flags & cudaDeviceScheduleMask;
+    return schedule == cudaDeviceScheduleAuto || schedule == cudaDeviceScheduleSpin;
+}
+
 /* A slot of `kind` for the current device: an idle one, or a new one with its header zeroed (a
- * WAITED slot's synchronously, a QUEUED slot's on `stream`). A QUEUED slot is ordered after its
- * last user on `stream` here. */
+ * WAITED slot's synchronously, a QUEUED slot's on `stream`). An idle slot is ordered after its
+ * last user's work on `stream` here, where that work may still run. */
 static cudaError_t slot_take(int kind, cudaStream_t stream, slot **taken) {
     int device, wait = 0;
     cudaError_t err = cudaGetDevice(&device);
@@ -112,6 +137,11 @@ static cudaError_t slot_take(int kind, cudaStream_t stream, slot **taken) {
         else if ((*taken = *list) != NULL) *list = (*taken)->next;
         pthread_mutex_unlock(&slots_lock);
     }
+    if (*taken != NULL && kind == WAITED && (*taken)->in_flight) {
+        /* Only asks: "not ready" (or an error, which the wait's own call reports) means wait. */
+        wait = cudaEventQuery((*taken)->done) != cudaSuccess;
+        (*taken)->in_flight = 0;
+    }
     if (*taken != NULL) {
         if (wait && (err = cudaStreamWaitEvent(stream, (*taken)->done, 0)) != cudaSuccess) {
             slot_destroy(*taken);
@@ -121,10 +151,11 @@ static cudaError_t slot_take(int kind, cudaStream_t stream, slot **taken) {
     }
     slot *s = (slot *)calloc(1, sizeof *s);
     if (s == NULL) return cudaErrorMemoryAllocation;
+    s->may_spin = kind == WAITED && may_spin();
     if ((kind == WAITED &&
          ((err = cudaHostAlloc(&s->result, SLOT_RESULT_BYTES, cudaHostAllocMapped | cudaHostAllocPortable)) != cudaSuccess ||
           (err = cudaHostGetDevicePointer(&s->result_dev, s->result, 0)) != cudaSuccess)) ||
-        (kind == QUEUED && (err = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming)) != cudaSuccess) ||
+        (err = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming)) != cudaSuccess ||
         (err = cudaMalloc((void **)&s->workspace, SLOT_DEVICE_BYTES)) != cudaSuccess ||
         (err = kind == WAITED ? cudaMemset(s->workspace, 0, CURED_TILES_HEADER_BYTES)
                               : cudaMemsetAsync(s->workspace, 0, CURED_TILES_HEADER_BYTES, stream)) != cudaSuccess) {
@@ -189,6 +220,59 @@ done:
     return status;
 }
 
+/* ---- the wait -------------------------------------------------------------------------------- */
+
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* How long a waited call spins on its mapped result before it leaves the wait to
+ * cudaStreamSynchronize: longer than any sum up to 2^24 elements takes on an H100 or H200, short
+ * enough that a failed kernel (whose result never comes) is reported at once to a person. */
+#define SPIN_SECONDS 100e-6
+/* Written into the mapped result before a launch: a signalling NaN as a double, and its 4 bytes
+ * that a float result takes one as a float (on a little-endian host). No floating-point addition returns one; an integer sum
+ * that equals it is waited for by the synchronize. */
+#define RESULT_SENTINEL UINT64_C(0x7FF0DEAD7FA0DEAD)
+
+/* Readies s->result for a result of `bytes`: the sentinel where the wait may poll for it. Returns
+ * whether it may. */
+static int arm_result(slot *s, size_t bytes) {
+    if ((bytes != 4 && bytes != 8) || !s->may_spin) return 0;
+    const uint64_t sentinel = RESULT_SENTINEL;
+    memcpy(s->result, &sentinel, bytes);
+    return 1;
+}
+
+/* Waits until the work queued on `stream` has written its result of `bytes` into s->result (armed:
+ * polled, else synchronized). Returns the error of the synchronize, if one was needed; *in_flight
+ * says whether work of this call may still run (the result came by the poll). */
+static cudaError_t wait_result(slot *s, size_t bytes, int armed, cudaStream_t stream, int *in_flight) {
+    *in_flight = 0;
+    if (armed) {
+        const volatile uint32_t *const word = (const volatile uint32_t *)s->result;
+        const volatile uint64_t *const both = (const volatile uint64_t *)s->result;
+        const uint64_t sentinel_both = RESULT_SENTINEL;
+        uint32_t sentinel; /* the first 4 bytes, as arm_result wrote them */
+        memcpy(&sentinel, &sentinel_both, sizeof sentinel);
+        double deadline = 0.0;
+        for (unsigned spins = 0;; ++spins) {
+            if (bytes == 4 ? *word != sentinel : *both != RESULT_SENTINEL) {
+                *in_flight = 1;
+                return cudaSuccess;
+            }
+            if (spins % 64 == 0) {
+                const double now = seconds_now();
+                if (deadline == 0.0) deadline = now + SPIN_SECONDS;
+                else if (now > deadline) break;
+            }
+        }
+    }
+    return cudaStreamSynchronize(stream);
+}
+
 /* ---- the sum, waited for ------------------------------------------------------------------- */
 
 cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, const cured_layout *strided, int unit,
@@ -199,6 +283,7 @@ cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, con
     slot *s = NULL;
     char *mem = NULL; /* from the pool: the workspace if the slot's is too small, then the C-order copy */
     cudaEvent_t events[2] = {NULL, NULL}; /* before the reduction, after it */
+    int armed = 0;                        /* the wait may poll for the result */
 
     memset(result, 0, result_bytes);
     if (timing != NULL) *timing = (cured_timing){0.0, 0.0, 0.0};
@@ -215,13 +300,18 @@ cured_cuda_status cured_device_sum(const cured_plan *plan, const void *d_in, con
                   cured_gather(d_in, copy, (int)item, unit, strided, stream));
         d_in = copy;
     }
+    armed = timing == NULL && arm_result(s, result_bytes);
     CURED_TRY_STEP(cured_plan_run(plan, d_in, s->result_dev, workspace, stream));
-    if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(events[1], stream));
+    CURED_TRY("cudaEventRecord", cudaEventRecord(timing != NULL ? events[1] : s->done, stream));
 
 done:
     if (mem != NULL) cured_keep_first(&status, cudaFreeAsync(mem, stream), "cudaFreeAsync");
-    /* Wait even after a failure, so that nothing still runs on memory this call gave back. */
-    if (s != NULL) cured_keep_first(&status, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    /* Wait even after a failure (synchronized), so that nothing still runs on memory this call gave back. */
+    if (s != NULL) {
+        /* Polled only after a call whose s->done was recorded after its work. */
+        cured_keep_first(&status, wait_result(s, result_bytes, armed && status.code == cudaSuccess, stream, &s->in_flight),
+                         "cudaStreamSynchronize");
+    }
     if (status.code == cudaSuccess) {
         memcpy(result, s->result, result_bytes);
         if (timing != NULL) {
@@ -278,21 +368,19 @@ done:
 
 /* ---- the floor ------------------------------------------------------------------------------ */
 
-static double seconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
+/* The least a waited call can cost: the launch of a kernel that only writes its result, and the
+ * same wait as a sum's (no event: that kernel leaves nothing in flight that a later user of the
+ * slot could meet). */
 cured_cuda_status cured_floor(int repeats, cudaStream_t stream, double *seconds) {
     cured_cuda_status status = cured_ok;
     slot *s = NULL;
     CURED_TRY("cudaHostAlloc, cudaMalloc (a call slot)", slot_take(WAITED, stream, &s));
     for (int k = 0; k < repeats; ++k) {
-        memset(s->result, 0, sizeof(float));
+        int in_flight;
         const double start = seconds_now();
+        const int armed = arm_result(s, sizeof(float));
         CURED_TRY("cured_launch_floor", cured_launch_floor(s->result_dev, stream));
-        CURED_TRY("cudaStreamSynchronize", cudaStreamSynchronize(stream));
+        CURED_TRY("cudaStreamSynchronize", wait_result(s, sizeof(float), armed, stream, &in_flight));
         float value;
         memcpy(&value, s->result, sizeof value); /* the read a real call makes */
         seconds[k] = seconds_now() - start;
