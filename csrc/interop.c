@@ -12,7 +12,12 @@
  *
  * An array that offers both is read through its CUDA Array Interface when that is version 3 (its
  * stream is the one the caller's next work goes on, so the sum there is ordered before it), else
- * through DLPack. */
+ * through DLPack.
+ *
+ * Every call reads these, so the reading is kept cheap (issue 12): names are interned once, a
+ * missing attribute is looked up without raising AttributeError, a version 3 interface is read
+ * without asking for DLPack's methods at all, and the common typestrs ("<f4", "|b1", ...) map to
+ * NumPy's built-in dtypes without NumPy's parser. */
 #include "interop.h"
 
 #include <string.h>
@@ -67,6 +72,34 @@ enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_
 /* The most dimensions a protocol's array may have: NumPy's limit (NPY_MAXDIMS). Size-1 and mergeable
  * dimensions are then dropped, down to CURED_MAX_DIMS at most. */
 #define MAX_PROTOCOL_DIMS 64
+
+/* ---- names ------------------------------------------------------------------------------------ */
+
+enum {
+    NAME_CAI, NAME_DLPACK, NAME_DLPACK_DEVICE, /* attributes */
+    NAME_VERSION, NAME_TYPESTR, NAME_SHAPE, NAME_STRIDES, NAME_DATA, NAME_MASK, NAME_STREAM, /* interface keys */
+    NAMES
+};
+static PyObject *names[NAMES];
+
+int device_array_init(void) {
+    static const char *const text[NAMES] = {"__cuda_array_interface__", "__dlpack__", "__dlpack_device__", "version",
+                                            "typestr", "shape", "strides", "data", "mask", "stream"};
+    for (int k = 0; k < NAMES; ++k)
+        if (names[k] == NULL && (names[k] = PyUnicode_InternFromString(text[k])) == NULL) return -1;
+    return 0;
+}
+
+/* obj.<names[name]> into *value (a new reference): 1; 0 (*value NULL) when obj has no such
+ * attribute, without raising AttributeError; -1 with an exception set when looking it up failed
+ * otherwise. */
+static int optional_attr(PyObject *obj, int name, PyObject **value) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_GetOptionalAttr(obj, names[name], value);
+#else
+    return _PyObject_LookupAttr(obj, names[name], value);
+#endif
+}
 
 /* ---- layouts --------------------------------------------------------------------------------- */
 
@@ -168,6 +201,31 @@ static int int_tuple(PyObject *tuple, const char *what, int64_t *out, int max) {
     return (int)ndim;
 }
 
+/* NumPy's built-in dtype for a typestr of native or no byte order and one of the kinds cured sums
+ * ("<f4", "|b1", "<i8" on a little-endian host), a new reference; NULL, with no exception set,
+ * for any other, which NumPy's parser then reads (and refuses, where it must). */
+static PyArray_Descr *builtin_descr(PyObject *typestr) {
+    static const char native = NPY_BYTE_ORDER == NPY_LITTLE_ENDIAN ? '<' : '>';
+    Py_ssize_t length;
+    const char *text = PyUnicode_AsUTF8AndSize(typestr, &length);
+    if (text == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (length != 3 || (text[0] != native && text[0] != '|' && text[0] != '=')) return NULL;
+    const char kind = text[1], size = text[2];
+    int type = -1;
+    if (kind == 'b' && size == '1') type = NPY_BOOL;
+    else if (kind == 'f') type = size == '2' ? NPY_HALF : size == '4' ? NPY_FLOAT : size == '8' ? NPY_DOUBLE : -1;
+    else if (kind == 'i' || kind == 'u') {
+        static const int ints[] = {NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64};
+        static const int uints[] = {NPY_UINT8, NPY_UINT16, NPY_UINT32, NPY_UINT64};
+        const int index = size == '1' ? 0 : size == '2' ? 1 : size == '4' ? 2 : size == '8' ? 3 : -1;
+        if (index >= 0) type = kind == 'i' ? ints[index] : uints[index];
+    }
+    return type < 0 ? NULL : PyArray_DescrFromType(type);
+}
+
 static int read_cuda_array_interface(PyObject *iface, device_array *array) {
     PyObject *version, *typestr, *shape, *data, *strides, *mask, *stream;
     int64_t shape_v[MAX_PROTOCOL_DIMS], strides_v[MAX_PROTOCOL_DIMS];
@@ -176,7 +234,7 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
                      Py_TYPE(iface)->tp_name);
         return -1;
     }
-    version = PyDict_GetItemString(iface, "version");
+    version = PyDict_GetItemWithError(iface, names[NAME_VERSION]);
     const int64_t v = dict_int("version", version);
     if (v < 0 && PyErr_Occurred()) return -1;
     if (v > 3) {
@@ -184,29 +242,29 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
                      (long long)v);
         return -1;
     }
-    mask = PyDict_GetItemString(iface, "mask");
+    mask = PyDict_GetItemWithError(iface, names[NAME_MASK]);
     if (mask != NULL && mask != Py_None) {
         PyErr_SetString(PyExc_TypeError, "cured.sum: masked device arrays are not supported");
         return -1;
     }
-    typestr = PyDict_GetItemString(iface, "typestr");
+    typestr = PyDict_GetItemWithError(iface, names[NAME_TYPESTR]);
     if (typestr == NULL || !PyUnicode_Check(typestr)) {
         PyErr_SetString(PyExc_TypeError, "cured.sum: __cuda_array_interface__['typestr'] must be a str");
         return -1;
     }
-    if (!PyArray_DescrConverter(typestr, &array->descr)) return -1;
+    if ((array->descr = builtin_descr(typestr)) == NULL && !PyArray_DescrConverter(typestr, &array->descr)) return -1;
     if (!PyDataType_ISNOTSWAPPED(array->descr)) {
         PyErr_Format(PyExc_TypeError, "cured.sum: the device array's dtype %R is not in native byte order", typestr);
         return -1;
     }
-    shape = PyDict_GetItemString(iface, "shape");
+    shape = PyDict_GetItemWithError(iface, names[NAME_SHAPE]);
     if (shape == NULL) {
         PyErr_SetString(PyExc_TypeError, "cured.sum: __cuda_array_interface__ has no 'shape'");
         return -1;
     }
     const int ndim = int_tuple(shape, "__cuda_array_interface__['shape']", shape_v, MAX_PROTOCOL_DIMS);
     if (ndim < 0) return -1;
-    strides = PyDict_GetItemString(iface, "strides");
+    strides = PyDict_GetItemWithError(iface, names[NAME_STRIDES]);
     const int has_strides = strides != NULL && strides != Py_None;
     if (has_strides) {
         const int nstrides = int_tuple(strides, "__cuda_array_interface__['strides']", strides_v, MAX_PROTOCOL_DIMS);
@@ -216,7 +274,7 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
             return -1;
         }
     }
-    data = PyDict_GetItemString(iface, "data");
+    data = PyDict_GetItemWithError(iface, names[NAME_DATA]);
     if (data == NULL || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
         PyErr_SetString(PyExc_TypeError, "cured.sum: __cuda_array_interface__['data'] must be (pointer, read_only)");
         return -1;
@@ -232,7 +290,7 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
     }
     /* Version 3's stream: None (or absent): nothing to wait for; 1 and 2: the legacy and per-thread
      * default streams (cudaStreamLegacy, cudaStreamPerThread are those handles); 0 is disallowed. */
-    stream = PyDict_GetItemString(iface, "stream");
+    stream = PyDict_GetItemWithError(iface, names[NAME_STREAM]);
     array->producer = NULL;
     if (stream != NULL && stream != Py_None) {
         if (!PyLong_Check(stream)) {
@@ -297,47 +355,67 @@ static int find_dlpack(PyObject *obj, device_array *array) {
     return -1;
 }
 
-/* obj.name into *value (a new reference): 1; 0 (*value NULL) when obj has no such attribute; -1
- * with an exception set when looking it up failed otherwise. */
-static int optional_attr(PyObject *obj, const char *name, PyObject **value) {
-    *value = PyObject_GetAttrString(obj, name);
-    if (*value != NULL) return 1;
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-    PyErr_Clear();
-    return 0;
+/* Whether obj has both of DLPack's methods: 1, 0, or -1 with an exception set. */
+static int has_dlpack_methods(PyObject *obj) {
+    PyObject *method = NULL;
+    int has = optional_attr(obj, NAME_DLPACK_DEVICE, &method);
+    Py_XDECREF(method);
+    if (has > 0) {
+        has = optional_attr(obj, NAME_DLPACK, &method);
+        Py_XDECREF(method);
+    }
+    return has;
 }
 
 int device_array_find(PyObject *obj, device_array *array) {
-    PyObject *dlpack_device, *iface = NULL;
+    PyObject *iface = NULL;
     memset(array, 0, sizeof *array);
     array->device = -1;
     if (PyArray_Check(obj)) return 0;
-    const int has_dlpack_device = optional_attr(obj, "__dlpack_device__", &dlpack_device);
-    if (has_dlpack_device < 0) return -1;
-    Py_XDECREF(dlpack_device);
-    const int has_dlpack = has_dlpack_device && PyObject_HasAttrString(obj, "__dlpack__");
     /* A CUDA Array Interface 3 names the stream the producer's work is on, so the sum runs there and
      * is ordered before the caller's next work on it, which DLPack cannot say: it comes first. An
-     * object that refuses its interface (PyTorch, for a tensor that requires grad) but speaks DLPack
-     * is asked through DLPack, whose refusal then passes through. */
-    const int has_iface = optional_attr(obj, "__cuda_array_interface__", &iface);
+     * older interface is read where the object has no DLPack. */
+    const int has_iface = optional_attr(obj, NAME_CAI, &iface);
     if (has_iface < 0) {
-        if (!has_dlpack) return -1;
-        PyErr_Clear();
+        /* An object that refuses its interface (PyTorch, for a tensor that requires grad) but
+         * speaks DLPack is asked through DLPack, whose refusal then passes through. */
+#if PY_VERSION_HEX >= 0x030C0000
+        PyObject *refusal = PyErr_GetRaisedException();
+        const int has_dlpack = has_dlpack_methods(obj);
+        if (has_dlpack == 0) PyErr_SetRaisedException(refusal);
+        else Py_XDECREF(refusal);
+#else
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        const int has_dlpack = has_dlpack_methods(obj);
+        if (has_dlpack == 0) PyErr_Restore(type, value, traceback);
+        else {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(traceback);
+        }
+#endif
+        return has_dlpack > 0 ? find_dlpack(obj, array) : -1;
     }
-    if (has_iface > 0) {
-        PyObject *version = PyDict_Check(iface) ? PyDict_GetItemString(iface, "version") : NULL;
+    int read_iface = 0;
+    if (has_iface > 0 && PyDict_Check(iface)) {
+        PyObject *version = PyDict_GetItemWithError(iface, names[NAME_VERSION]);
         int overflow = 0;
         const long number = version != NULL && PyLong_Check(version) ? PyLong_AsLongAndOverflow(version, &overflow) : 0;
-        const int v3 = overflow > 0 || number >= 3; /* a version too new is refused by the reader */
-        if (v3 || !has_dlpack) {
-            const int read = read_cuda_array_interface(iface, array);
+        if (PyErr_Occurred()) {
             Py_DECREF(iface);
-            return read < 0 ? -1 : 1;
+            return -1;
         }
-        Py_DECREF(iface);
+        read_iface = overflow > 0 || number >= 3; /* a version too new is refused by the reader */
     }
-    return has_dlpack ? find_dlpack(obj, array) : 0;
+    const int has_dlpack = read_iface ? 0 : has_dlpack_methods(obj);
+    if (has_iface > 0 && (read_iface || has_dlpack == 0)) {
+        const int read = read_cuda_array_interface(iface, array);
+        Py_DECREF(iface);
+        return read < 0 ? -1 : 1;
+    }
+    Py_XDECREF(iface);
+    return has_dlpack < 0 ? -1 : has_dlpack ? find_dlpack(obj, array) : 0;
 }
 
 cudaError_t device_array_locate(device_array *array) {
@@ -369,7 +447,7 @@ int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream)
     if (!array->is_dlpack) return 0;
     PyObject *args = PyTuple_New(0), *kwargs = NULL, *capsule = NULL;
     PyObject *stream_int = PyLong_FromVoidPtr((void *)stream);
-    PyObject *method = PyObject_GetAttrString(obj, "__dlpack__");
+    PyObject *method = PyObject_GetAttr(obj, names[NAME_DLPACK]);
     if (args == NULL || stream_int == NULL || method == NULL) goto fail;
     kwargs = Py_BuildValue("{s:O,s:(ii)}", "stream", stream_int, "max_version", DLPACK_MAJOR, 1);
     if (kwargs == NULL) goto fail;

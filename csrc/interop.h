@@ -30,6 +30,10 @@ typedef struct {
     int read_only;            /* CAI's data[1], or DLPack 1.x's read-only flag: not for out= */
 } device_array;
 
+/* Interns the names the protocols use; once, from the module's initialisation. Returns 0, or -1
+ * with an exception set. */
+int device_array_init(void);
+
 /* Whether `obj` is a device array: 1 (a CUDA Array Interface is read in full, but for the device;
  * for DLPack, array->device says where it is), 0 (not one: a host array or array-like, DLPack ones
  * in host memory included), or -1 with an exception set (a device array cured cannot take, or a

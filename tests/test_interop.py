@@ -105,3 +105,50 @@ def test_dlpack_device_failure_propagates():
 
     with pytest.raises(BufferError, match="producer says no"):
         cured.sum(Broken(np.zeros(3)))
+
+
+class RefusingInterface(DLPackOnly):
+    """DLPack, and a __cuda_array_interface__ that raises, as PyTorch's does for a tensor that
+    requires grad."""
+
+    @property
+    def __cuda_array_interface__(self):
+        raise RuntimeError("interface refused")
+
+
+def test_refused_interface_falls_back_to_dlpack(seed):
+    x = random_array(seed, np.dtype("float64"), 5003)
+    assert same_bits(cured.sum(RefusingInterface(x), device="cpu"), cured.sum(x, device="cpu"))
+
+
+def test_refused_interface_without_dlpack_raises_its_error():
+    class Refusing:
+        @property
+        def __cuda_array_interface__(self):
+            raise RuntimeError("interface refused")
+
+    with pytest.raises(RuntimeError, match="interface refused"):
+        cured.sum(Refusing())
+
+
+def test_older_interface_with_dlpack_is_read_through_dlpack(seed):
+    """A version 2 interface names no stream, so DLPack (here: host memory, the host path) is asked."""
+    x = random_array(seed, np.dtype("float32"), 777)
+
+    class Both(DLPackOnly):
+        __cuda_array_interface__ = interface(version=2)
+
+    assert same_bits(cured.sum(Both(x), device="cpu"), cured.sum(x, device="cpu"))
+
+
+@pytest.mark.parametrize("typestr, name", [
+    ("|b1", "bool"), ("|i1", "int8"), ("|u1", "uint8"), ("<i2", "int16"), ("=u2", "uint16"), ("<i4", "int32"),
+    ("<u4", "uint32"), ("<i8", "int64"), ("<u8", "uint64"), ("<f2", "float16"), ("<f4", "float32"),
+    ("|f8", "float64"), ("<f8", "float64"),
+])
+def test_typestrs_name_their_dtype(typestr, name):
+    """Each typestr becomes its dtype (read without NumPy's parser where it is a common one): the
+    refusal of an accumulator CUB does not take names it, before any CUDA call."""
+    other = np.dtype("float32" if name == "float64" else "float64")
+    with pytest.raises(TypeError, match=f"sums {name} with NumPy's default accumulator only, not dtype={other}"):
+        cured.sum(CAI(**interface(typestr=typestr)), dtype=other, version="cub")
