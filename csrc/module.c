@@ -14,7 +14,11 @@
 #include "gpu_internal.h"
 
 typedef struct {
-    PyObject *cuda_error; /* cured.CudaError */
+    PyObject *cuda_error;   /* cured.CudaError */
+    PyObject *python_sum;   /* cured.numpy_sum._python_sum: the calls numpy_sum leaves to Python */
+    PyObject *no_value;     /* cured.numpy_sum._NO_VALUE: initial= not given */
+    PyObject *torch_name;   /* "torch", interned */
+    PyObject *torch_tensor; /* torch.Tensor, once PyTorch is imported and a call has looked */
 } module_state;
 
 static module_state *state_of(PyObject *module) { return (module_state *)PyModule_GetState(module); }
@@ -422,23 +426,17 @@ static int check_a_gpu(PyObject *module) {
     return 0;
 }
 
-static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
-    static char *keywords[] = {"a", "version", "dtype", "device", "timing", "out", "state", "initial", NULL};
-    PyObject *input, *version_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
-    PyArray_Descr *requested = NULL;
-    const char *device = "auto";
-    int want_timing = 0;
-    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0};
+/* _cured.sum's work, its arguments parsed; `requested` is borrowed. */
+static PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_obj, PyArray_Descr *requested,
+                          const char *device, int want_timing, PyObject *out_obj, int state, PyObject *initial_obj) {
+    PyObject *result = NULL;
+    sum_args args = {NULL, NULL, 0, 0, 0, 0, state};
     device_array array, out;
     acc_value value;
     cured_timing timing;
     const char *ran_on = "gpu"; /* where the sum ran, for timing=True */
     memset(&array, 0, sizeof array);
     memset(&out, 0, sizeof out);
-    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&spOpO:sum", keywords, &input, &version_obj,
-                                     PyArray_DescrConverter2, &requested, &device, &want_timing, &out_obj, &args.state,
-                                     &initial_obj))
-        return NULL;
     const int where = parse_place(device);
     const int on_gpu = where != PLACE_CPU; /* device arrays and out= take the GPU under "auto" */
     const int has_out = out_obj != Py_None;
@@ -542,11 +540,82 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
                                         "d2h", timing.d2h, "device", ran_on));
                   /* "O": Py_SETREF drops our reference */
 done:
-    Py_XDECREF(requested);
     device_array_release(&array);
     device_array_release(&out);
     sum_args_clear(&args);
     return result;
+}
+
+static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
+    static char *keywords[] = {"a", "version", "dtype", "device", "timing", "out", "state", "initial", NULL};
+    PyObject *input, *version_obj, *out_obj = Py_None, *initial_obj = Py_None;
+    PyArray_Descr *requested = NULL;
+    const char *device = "auto";
+    int want_timing = 0, state = 0;
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&spOpO:sum", keywords, &input, &version_obj,
+                                     PyArray_DescrConverter2, &requested, &device, &want_timing, &out_obj, &state,
+                                     &initial_obj))
+        return NULL;
+    PyObject *result = sum_call(module, input, version_obj, requested, device, want_timing, out_obj, state, initial_obj);
+    Py_XDECREF(requested);
+    return result;
+}
+
+/* Whether obj is a torch.Tensor (PyTorch imported, the type found once). */
+static int is_torch_tensor(module_state *state, PyObject *obj) {
+    if (state->torch_tensor == NULL) {
+        PyObject *torch = PyImport_GetModule(state->torch_name);
+        if (torch == NULL) {
+            PyErr_Clear(); /* not imported (or sys.modules unreadable): not a tensor */
+            return 0;
+        }
+        state->torch_tensor = PyObject_GetAttrString(torch, "Tensor");
+        Py_DECREF(torch);
+        if (state->torch_tensor == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return (PyObject *)Py_TYPE(obj) == state->torch_tensor;
+}
+
+/* cured.sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing): NumPy's
+ * signature, every argument given, as cured/numpy_sum.py's sum passes it on. The common call, a
+ * sum of every element into a NumPy scalar or a device element (out=), of anything but a PyTorch
+ * tensor, is made here, without Python's frames (issue 12: 0.75 us a call on an H100 in
+ * Python); every other call goes to the Python function _set_python_sum gave. */
+static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_t argc) {
+    module_state *state = state_of(module);
+    if (argc != 10)
+        return PyErr_Format(PyExc_TypeError, "numpy_sum takes 10 arguments (cured.sum's), not %zd", argc);
+    if (state->python_sum == NULL)
+        return PyErr_Format(PyExc_RuntimeError, "numpy_sum: cured.numpy_sum has not set its Python path");
+    PyObject *const input = argv[0], *const axis = argv[1], *const dtype = argv[2], *const out = argv[3],
+                    *const keepdims = argv[4], *const initial = argv[5], *const where = argv[6],
+                    *const version = argv[7], *const device = argv[8], *const timing = argv[9];
+    const int float_acc = dtype == Py_None ||
+                          (PyArray_DescrCheck(dtype) && PyDataType_ISNOTSWAPPED((PyArray_Descr *)dtype) &&
+                           (((PyArray_Descr *)dtype)->type_num == NPY_FLOAT || ((PyArray_Descr *)dtype)->type_num == NPY_DOUBLE));
+    const int here = axis == Py_None && keepdims == Py_False && initial == state->no_value && where == Py_True &&
+                     timing == Py_False && float_acc && PyUnicode_Check(device) &&
+                     (out == Py_None || (!PyArray_Check(out) && !is_torch_tensor(state, out))) &&
+                     !is_torch_tensor(state, input);
+    if (!here) return PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
+    const char *place = PyUnicode_AsUTF8(device);
+    if (place == NULL) return NULL;
+    return sum_call(module, input, version, dtype == Py_None ? NULL : (PyArray_Descr *)dtype, place, 0, out, 0, Py_None);
+}
+
+/* cured.numpy_sum, once imported: its Python path for what numpy_sum does not take, and its
+ * "no initial" marker. */
+static PyObject *py_set_python_sum(PyObject *module, PyObject *args) {
+    module_state *state = state_of(module);
+    PyObject *python_sum, *no_value;
+    if (!PyArg_ParseTuple(args, "OO:_set_python_sum", &python_sum, &no_value)) return NULL;
+    if (!PyCallable_Check(python_sum)) return PyErr_Format(PyExc_TypeError, "_set_python_sum: not callable");
+    Py_XSETREF(state->python_sum, Py_NewRef(python_sum));
+    Py_XSETREF(state->no_value, Py_NewRef(no_value));
+    Py_RETURN_NONE;
 }
 
 /* ---- sum along axes -------------------------------------------------------------------------- */
@@ -1366,6 +1435,14 @@ static PyObject *py_release_cached_memory(PyObject *module, PyObject *unused) {
 /* ---- the module ------------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
+    {"numpy_sum", (PyCFunction)(void (*)(void))py_numpy_sum, METH_FASTCALL,
+     "numpy_sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing)\n--\n\n"
+     "cured.sum with every argument given, in this order: the common call (a sum of every element into a NumPy "
+     "scalar or a device element) in C, the others through cured.numpy_sum's Python path. cured.sum is the "
+     "documented entry point."},
+    {"_set_python_sum", py_set_python_sum, METH_VARARGS,
+     "_set_python_sum(function, no_value)\n--\n\nFor cured.numpy_sum: the Python function numpy_sum passes the "
+     "calls it does not make to, and the object that stands for initial= not given."},
     {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
      "sum(a, version, dtype=None, device='auto', timing=False, out=None, state=False, initial=None)\n--\n\n"
      "Sums every element of `a` (a host array, or a device array through the CUDA Array Interface "
@@ -1452,13 +1529,14 @@ static PyMethodDef methods[] = {
 };
 
 static int module_exec(PyObject *module) {
-    if (PyArray_ImportNumPyAPI() < 0) return -1;
+    if (PyArray_ImportNumPyAPI() < 0 || device_array_init() < 0) return -1;
     module_state *state = state_of(module);
     state->cuda_error = PyErr_NewExceptionWithDoc(
         "cured.CudaError",
         "A CUDA call failed. The message names the CUDA error and the call; .code is CUDA's error number.",
         PyExc_RuntimeError, NULL);
     if (state->cuda_error == NULL) return -1;
+    if ((state->torch_name = PyUnicode_InternFromString("torch")) == NULL) return -1;
     if (PyModule_AddObjectRef(module, "CudaError", state->cuda_error) < 0) return -1;
     /* The exact state's layout, for cured.ExactSum: limbs of 32 bits, limb 0's bit 0 worth 2^EXACT_UNIT_EXP. */
     if (PyModule_AddIntConstant(module, "EXACT_LIMBS", CURED_EXACT_LIMBS) < 0 ||
@@ -1468,12 +1546,21 @@ static int module_exec(PyObject *module) {
 }
 
 static int module_traverse(PyObject *module, visitproc visit, void *arg) {
-    Py_VISIT(state_of(module)->cuda_error);
+    module_state *state = state_of(module);
+    Py_VISIT(state->cuda_error);
+    Py_VISIT(state->python_sum);
+    Py_VISIT(state->no_value);
+    Py_VISIT(state->torch_tensor);
     return 0;
 }
 
 static int module_clear(PyObject *module) {
-    Py_CLEAR(state_of(module)->cuda_error);
+    module_state *state = state_of(module);
+    Py_CLEAR(state->cuda_error);
+    Py_CLEAR(state->python_sum);
+    Py_CLEAR(state->no_value);
+    Py_CLEAR(state->torch_name);
+    Py_CLEAR(state->torch_tensor);
     return 0;
 }
 

@@ -150,12 +150,20 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     MemoryError when the GPU has not enough memory.
     CudaError   any other CUDA failure, including no GPU or no driver.
     """
+    # The common call, a sum of every element into a NumPy scalar or a device element, is made in C
+    # without another Python frame (issue 12: every microsecond here is the user's); the rest comes
+    # back to _python_sum.
+    return _cured.numpy_sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing)
+
+
+def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing):
+    """cured.sum's calls that _cured.numpy_sum does not make in C: along axes, keepdims, initial=,
+    a NumPy out=, dtype= other than a float accumulator's dtype object, timing=True, PyTorch tensors,
+    and every argument error."""
     if where is not True and not (isinstance(where, np.bool_) and where):
         raise TypeError("cured.sum: where= is not supported; apply the mask first, numpy.where(mask, a, 0)")
     if dtype is not None:
         dtype = np.dtype(dtype)
-    # The common call, a sum of every element into a NumPy scalar or a device element, goes
-    # straight to the C extension (issue 12: every microsecond here is the user's).
     if axis is None and not keepdims and initial is _NO_VALUE and (dtype is None or dtype in _FLOAT_ACCS) \
             and not isinstance(out, np.ndarray):
         if "torch" in sys.modules:
@@ -429,3 +437,6 @@ def _torch_view(x: Any) -> Any:
         "typestr": typestr, "shape": tuple(x.shape),
         "strides": None if x.is_contiguous() else tuple(s * item for s in x.stride()),
         "data": (x.data_ptr() if x.numel() else 0, False), "version": 3, "stream": stream or 1}, x)
+
+
+_cured._set_python_sum(_python_sum, _NO_VALUE)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import cured
+from reference import random_array, same_bits
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -187,3 +188,23 @@ def test_staging_settings():
     assert cured._cured.staging() == default
     with pytest.raises(ValueError, match=">= 0"):
         cured._cured._set_staging(-1, 0)
+
+
+@pytest.mark.parametrize("spelling", [
+    {}, {"keepdims": 0}, {"keepdims": np.False_}, {"where": np.True_}, {"dtype": "float32"}, {"dtype": np.float32},
+    {"dtype": np.dtype("float32")}, {"initial": 0.0}, {"axis": (0,)}, {"out": np.empty((), np.float32)},
+])
+def test_every_spelling_of_the_common_call_gives_its_bits(seed, spelling):
+    """cured.sum makes the common call in C (_cured.numpy_sum) and passes the rest to Python: each
+    way of writing the same sum gives the same bits."""
+    x = random_array(seed, np.dtype("float32"), 100003)
+    expected = cured.sum(x, device="cpu")
+    got = cured.sum(x, device="cpu", **spelling)
+    assert same_bits(np.float32(got[()] if isinstance(got, np.ndarray) else got), expected)
+
+
+def test_numpy_sum_entry_checks_its_arguments():
+    with pytest.raises(TypeError, match="10 arguments"):
+        cured._cured.numpy_sum(np.ones(3))
+    with pytest.raises(TypeError, match="must be str"):  # not a str: the Python path's error
+        cured.sum(np.ones(3), device=1)
