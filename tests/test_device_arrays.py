@@ -292,3 +292,37 @@ def test_out_of_device_memory_is_memory_error_and_leaks_nothing(seed):
     del d
     y = random_array(seed, np.dtype("int32"), 4099)
     assert cured.sum(cupy.asarray(y), version=0) == np.sum(y)  # and the device still works
+
+
+#: csrc/device_sum.c's RESULT_SENTINEL: the bits a waited call writes into its result before the launch
+WAIT_SENTINEL = 0x7FF0DEAD7FA0DEAD
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_sum_equal_to_the_wait_sentinel_comes_back(version, dtype):
+    """A waited call polls its result until the bits are no longer the sentinel; a sum whose bits are
+    the sentinel is waited for by synchronizing instead, and returned."""
+    cupy = need("cupy")
+    parts = np.array([WAIT_SENTINEL - 12345, 12345], dtype=dtype)
+    got = cured.sum(cupy.asarray(parts), version=version)
+    assert got.dtype == np.dtype(dtype) and int(got) == WAIT_SENTINEL
+
+
+def test_waited_sums_on_alternating_streams(seed):
+    """A waited call returns once its result is in host memory, where its kernel may still be
+    finishing; a call on another stream that takes the same memory (V9's ticket, V10's state) is
+    ordered after it."""
+    cupy = need("cupy")
+    cases = [(random_array(seed + k, np.dtype(dtype), n), version)
+             for k, (dtype, n, version) in enumerate([("float32", 1 << 16, 9), ("float64", 5 << 14, 9),
+                                                      ("float32", 1 << 20, 10), ("int32", 3, 9),
+                                                      ("float64", 1 << 18, 10), ("int64", 99999, "cub")])]
+    expected = [cured.sum(x, version=9 if v == "cub" else v, device="cpu") for x, v in cases]  # integers: exact
+    arrays = [cupy.asarray(x) for x, _ in cases]
+    cupy.cuda.Device().synchronize()
+    streams = [cupy.cuda.Stream(non_blocking=True) for _ in range(3)]
+    for k in range(600):
+        i = k % len(cases)
+        with streams[k % len(streams)]:
+            assert same_bits(cured.sum(arrays[i], version=cases[i][1]), expected[i]), (k, i)
