@@ -27,14 +27,15 @@
  * A slot whose call failed is destroyed, never reused: a failed V9 run may leave its ticket set.
  *
  * A slot given back once its result arrived may still have work in flight (the kernel's last
- * instructions after the result's store, such as V9's ticket reset being made visible), and so
- * may a slot of a sum into a device array (out=), which does not wait at all. Each slot has an
- * event recorded after its call's work, queued while the GPU runs: the next call that takes the
- * slot orders its work after that event (cudaStreamWaitEvent) unless the event has completed.
+ * instructions after the result's store; V9's ticket reset, made before it, may not be visible to
+ * another stream yet), and so may a slot of a sum into a device array (out=), which does not wait
+ * at all. Each slot has an event recorded after its call's work, queued while the GPU runs. A
+ * waited call takes an idle slot last used on its own stream, or one whose work is known to have
+ * completed; else it orders its work after the slot's event (cudaStreamWaitEvent).
  * Queued slots have a free list of their own (they have no mapped result): a call on the stream
- * handle that used one last takes it back (the handle may be a new stream's, once the old one was
- * destroyed, so it waits on the event too), a call on another stream takes a slot whose event has
- * completed, or a new one (past QUEUED_SLOTS_SHARED idle slots, the oldest, waited on). So a
+ * that used one last takes it back (stream order puts its work after the slot's), a call on
+ * another stream takes a slot whose event has completed, or a new one (past QUEUED_SLOTS_SHARED
+ * idle slots, the oldest, waited on). So a
  * queued call allocates and clears nothing either; its host time was 1.02 to 1.93 times an
  * asynchronous torch.sum's when it took pool memory and a memset each call (2026-11-22), 0.94 to
  * 1.35 at 2^10 to 2^16 since. */
@@ -66,7 +67,7 @@ typedef struct slot {
     cudaEvent_t done;    /* recorded after the work of the call that used it last */
     int in_flight;       /* WAITED: that work may not have completed (`done` must order the next) */
     int may_spin;        /* WAITED: the device lets the host spin (may_spin(), when the slot was made) */
-    cudaStream_t stream; /* QUEUED: that call's stream (a QUEUED slot is idle only once `done` was recorded) */
+    cudaStream_t stream; /* that call's stream (a QUEUED slot is idle only once `done` was recorded) */
 } slot;
 
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -86,17 +87,24 @@ static void slot_destroy(slot *s) {
  * flight at once, a call waits on another stream's last sum instead of making a slot. */
 #define QUEUED_SLOTS_SHARED 16
 
+/* Whether work queued on `stream` now runs after work queued on `last` before: the same handle
+ * is the same stream while that work may run (a destroyed stream's resources are released only
+ * once its work has completed), but not cudaStreamPerThread, one handle for a stream a thread. */
+static int ordered_after(cudaStream_t stream, cudaStream_t last) { return stream == last && stream != cudaStreamPerThread; }
+
 /* An idle QUEUED slot of the list at *link for work on `stream`, unlinked, or NULL: the one used
  * last on this stream handle, else one whose work is done, else, when the list holds
  * QUEUED_SLOTS_SHARED, the one given back longest ago. *wait says whether the call must order its
- * work after the slot's event (all but a done one: a stream handle may be a new stream's, once the
- * old one was destroyed). */
+ * work after the slot's event (any slot but one of this stream or a done one). */
 static slot *unlink_queued(slot **link, cudaStream_t stream, int *wait) {
     slot **found = NULL, **last = NULL;
     int idle = 0;
     *wait = 1;
     for (slot **p = link; *p != NULL; p = &(*p)->next, ++idle) {
-        if (found == NULL && (*p)->stream == stream) found = p;
+        if (found == NULL && (*p)->stream == stream) {
+            found = p;
+            *wait = !ordered_after(stream, (*p)->stream);
+        }
         last = p;
     }
     /* cudaEventQuery only asks; any answer but "done" (not ready, or an error that the call's own
@@ -110,6 +118,21 @@ static slot *unlink_queued(slot **link, cudaStream_t stream, int *wait) {
     if (found == NULL) return NULL;
     slot *s = *found;
     *found = s->next;
+    return s;
+}
+
+/* An idle WAITED slot of the list at *link for work on `stream`, unlinked, or NULL: one whose last
+ * work has completed or was queued on this stream (ordered_after), else the first, which *wait says
+ * the call must order its work after. No event query: cudaEventQuery took 1.5 us of host time on
+ * an H100, cudaStreamWaitEvent 0.4 (2026-11-23, scripts/probes/call_floor.cu). */
+static slot *unlink_waited(slot **link, cudaStream_t stream, int *wait) {
+    slot **found = NULL;
+    for (slot **p = link; *p != NULL && found == NULL; p = &(*p)->next)
+        if (!(*p)->in_flight || ordered_after(stream, (*p)->stream)) found = p;
+    *wait = found == NULL && *link != NULL;
+    if (found == NULL) found = link;
+    slot *s = *found;
+    if (s != NULL) *found = s->next;
     return s;
 }
 
@@ -133,14 +156,8 @@ static cudaError_t slot_take(int kind, cudaStream_t stream, slot **taken) {
     if (device < SLOT_DEVICES) {
         pthread_mutex_lock(&slots_lock);
         slot **list = &idle_slots[kind][device];
-        if (kind == QUEUED) *taken = unlink_queued(list, stream, &wait);
-        else if ((*taken = *list) != NULL) *list = (*taken)->next;
+        *taken = kind == QUEUED ? unlink_queued(list, stream, &wait) : unlink_waited(list, stream, &wait);
         pthread_mutex_unlock(&slots_lock);
-    }
-    if (*taken != NULL && kind == WAITED && (*taken)->in_flight) {
-        /* Only asks: "not ready" (or an error, which the wait's own call reports) means wait. */
-        wait = cudaEventQuery((*taken)->done) != cudaSuccess;
-        (*taken)->in_flight = 0;
     }
     if (*taken != NULL) {
         if (wait && (err = cudaStreamWaitEvent(stream, (*taken)->done, 0)) != cudaSuccess) {
@@ -311,6 +328,7 @@ done:
         /* Polled only after a call whose s->done was recorded after its work. */
         cured_keep_first(&status, wait_result(s, result_bytes, armed && status.code == cudaSuccess, stream, &s->in_flight),
                          "cudaStreamSynchronize");
+        s->stream = stream;
     }
     if (status.code == cudaSuccess) {
         memcpy(result, s->result, result_bytes);

@@ -28,9 +28,10 @@ typedef struct {
     int versioned;            /* DLPack: managed is a DLManagedTensorVersioned */
     int host_dlpack;          /* not a device array, but a DLPack one in host memory */
     int read_only;            /* CAI's data[1], or DLPack 1.x's read-only flag: not for out= */
+    int device_known;         /* a PyTorch tensor, read from its attributes: `device` is its device */
 } device_array;
 
-/* Interns the names the protocols use; once, from the module's initialisation. Returns 0, or -1
+/* Interns the names the protocols (and PyTorch's tensors) use; once, from the module's initialisation. Returns 0, or -1
  * with an exception set. */
 int device_array_init(void);
 

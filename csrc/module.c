@@ -14,11 +14,9 @@
 #include "gpu_internal.h"
 
 typedef struct {
-    PyObject *cuda_error;   /* cured.CudaError */
-    PyObject *python_sum;   /* cured.numpy_sum._python_sum: the calls numpy_sum leaves to Python */
-    PyObject *no_value;     /* cured.numpy_sum._NO_VALUE: initial= not given */
-    PyObject *torch_name;   /* "torch", interned */
-    PyObject *torch_tensor; /* torch.Tensor, once PyTorch is imported and a call has looked */
+    PyObject *cuda_error; /* cured.CudaError */
+    PyObject *python_sum; /* cured.numpy_sum._python_sum: the calls numpy_sum leaves to Python */
+    PyObject *no_value;   /* cured.numpy_sum._NO_VALUE: initial= not given */
 } module_state;
 
 static module_state *state_of(PyObject *module) { return (module_state *)PyModule_GetState(module); }
@@ -561,29 +559,11 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     return result;
 }
 
-/* Whether obj is a torch.Tensor (PyTorch imported, the type found once). */
-static int is_torch_tensor(module_state *state, PyObject *obj) {
-    if (state->torch_tensor == NULL) {
-        PyObject *torch = PyImport_GetModule(state->torch_name);
-        if (torch == NULL) {
-            PyErr_Clear(); /* not imported (or sys.modules unreadable): not a tensor */
-            return 0;
-        }
-        state->torch_tensor = PyObject_GetAttrString(torch, "Tensor");
-        Py_DECREF(torch);
-        if (state->torch_tensor == NULL) {
-            PyErr_Clear();
-            return 0;
-        }
-    }
-    return (PyObject *)Py_TYPE(obj) == state->torch_tensor;
-}
-
 /* cured.sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing): NumPy's
  * signature, every argument given, as cured/numpy_sum.py's sum passes it on. The common call, a
- * sum of every element into a NumPy scalar or a device element (out=), of anything but a PyTorch
- * tensor, is made here, without Python's frames (issue 12: 0.75 us a call on an H100 in
- * Python); every other call goes to the Python function _set_python_sum gave. */
+ * sum of every element into a NumPy scalar or a device element (out=), is made here, without
+ * Python's frames (issue 12: they cost 0.75 us a call on an H100); every other call goes to the
+ * Python function _set_python_sum gave. */
 static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_t argc) {
     module_state *state = state_of(module);
     if (argc != 10)
@@ -597,9 +577,7 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
                           (PyArray_DescrCheck(dtype) && PyDataType_ISNOTSWAPPED((PyArray_Descr *)dtype) &&
                            (((PyArray_Descr *)dtype)->type_num == NPY_FLOAT || ((PyArray_Descr *)dtype)->type_num == NPY_DOUBLE));
     const int here = axis == Py_None && keepdims == Py_False && initial == state->no_value && where == Py_True &&
-                     timing == Py_False && float_acc && PyUnicode_Check(device) &&
-                     (out == Py_None || (!PyArray_Check(out) && !is_torch_tensor(state, out))) &&
-                     !is_torch_tensor(state, input);
+                     timing == Py_False && float_acc && PyUnicode_Check(device) && !PyArray_Check(out);
     if (!here) return PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
     const char *place = PyUnicode_AsUTF8(device);
     if (place == NULL) return NULL;
@@ -1536,7 +1514,6 @@ static int module_exec(PyObject *module) {
         "A CUDA call failed. The message names the CUDA error and the call; .code is CUDA's error number.",
         PyExc_RuntimeError, NULL);
     if (state->cuda_error == NULL) return -1;
-    if ((state->torch_name = PyUnicode_InternFromString("torch")) == NULL) return -1;
     if (PyModule_AddObjectRef(module, "CudaError", state->cuda_error) < 0) return -1;
     /* The exact state's layout, for cured.ExactSum: limbs of 32 bits, limb 0's bit 0 worth 2^EXACT_UNIT_EXP. */
     if (PyModule_AddIntConstant(module, "EXACT_LIMBS", CURED_EXACT_LIMBS) < 0 ||
@@ -1550,7 +1527,6 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(state->cuda_error);
     Py_VISIT(state->python_sum);
     Py_VISIT(state->no_value);
-    Py_VISIT(state->torch_tensor);
     return 0;
 }
 
@@ -1559,8 +1535,6 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(state->cuda_error);
     Py_CLEAR(state->python_sum);
     Py_CLEAR(state->no_value);
-    Py_CLEAR(state->torch_name);
-    Py_CLEAR(state->torch_tensor);
     return 0;
 }
 

@@ -9,7 +9,6 @@ decided here, in NumPy's terms, before any GPU work.
 from __future__ import annotations
 
 import operator
-import sys
 import time
 from typing import Any, Literal, NamedTuple
 
@@ -158,18 +157,14 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
 
 def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing):
     """cured.sum's calls that _cured.numpy_sum does not make in C: along axes, keepdims, initial=,
-    a NumPy out=, dtype= other than a float accumulator's dtype object, timing=True, PyTorch tensors,
-    and every argument error."""
+    a NumPy out=, dtype= other than a float accumulator's dtype object, timing=True, and every
+    argument error."""
     if where is not True and not (isinstance(where, np.bool_) and where):
         raise TypeError("cured.sum: where= is not supported; apply the mask first, numpy.where(mask, a, 0)")
     if dtype is not None:
         dtype = np.dtype(dtype)
     if axis is None and not keepdims and initial is _NO_VALUE and (dtype is None or dtype in _FLOAT_ACCS) \
             and not isinstance(out, np.ndarray):
-        if "torch" in sys.modules:
-            a = _torch_view(a)
-            if out is not None:
-                out = _torch_view(out)
         if not timing:
             return _cured.sum(a, version, dtype, device, False, out)
         start = time.perf_counter()
@@ -182,10 +177,6 @@ def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, 
 # ---- everything else NumPy's sum takes ------------------------------------------------------------
 
 def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing):
-    if "torch" in sys.modules:
-        a = _torch_view(a)
-        if out is not None and not isinstance(out, np.ndarray):
-            out = _torch_view(out)
     a, shape, in_dtype, on_device = _describe(a)
     reduce = _reduced_axes(axis, len(shape))
     every = all(reduce)
@@ -394,49 +385,6 @@ def _shape_of_device(x) -> tuple:
     if interface is not None:
         return tuple(int(e) for e in interface["shape"])
     return tuple(int(e) for e in x.shape)
-
-
-class _TorchInterface:
-    """A PyTorch CUDA tensor as a CUDA Array Interface 3, with the stream PyTorch's pending work on
-    its device is on."""
-
-    __slots__ = ("__cuda_array_interface__", "tensor")
-
-    def __init__(self, interface: dict, tensor: Any):
-        self.__cuda_array_interface__ = interface
-        self.tensor = tensor  # keeps the memory alive for the call
-
-
-_torch_typestr: dict = {}
-
-
-def _torch_view(x: Any) -> Any:
-    """A CUDA tensor as _TorchInterface, or x itself. PyTorch's DLPack export orders its work
-    through Python objects (streams, events) and costs about 16 us a call on an H200; its own CUDA
-    Array Interface property builds a table of every dtype each call. This builds the same interface
-    (C order: strides None) from the tensor's attributes and PyTorch's current stream, with the
-    same ordering: the sum then runs on that stream. Tensors that PyTorch refuses to export
-    (requiring grad, not strided) or whose dtype an interface cannot describe (bfloat16, complex)
-    keep DLPack and its errors."""
-    torch = sys.modules["torch"]
-    if type(x) is not torch.Tensor or not x.is_cuda or x.requires_grad or x.layout is not torch.strided:
-        return x
-    if not _torch_typestr:
-        _torch_typestr.update((getattr(torch, name), np.dtype(name).str) for name in (
-            "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-            "float64") if hasattr(torch, name))
-    typestr = _torch_typestr.get(x.dtype)
-    if typestr is None:
-        return x
-    index = x.get_device()
-    current = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    stream = current(index) if current is not None else torch.cuda.current_stream(index).cuda_stream
-    item = x.element_size()
-    # 0 is PyTorch's default stream, the legacy one; the interface spells it 1 (0 is not allowed).
-    return _TorchInterface({
-        "typestr": typestr, "shape": tuple(x.shape),
-        "strides": None if x.is_contiguous() else tuple(s * item for s in x.stride()),
-        "data": (x.data_ptr() if x.numel() else 0, False), "version": 3, "stream": stream or 1}, x)
 
 
 _cured._set_python_sum(_python_sum, _NO_VALUE)

@@ -3,6 +3,7 @@ host, through both protocols (CUDA Array Interface 2 and 3, DLPack versioned and
 contiguous, strided and misaligned arrays, after work pending on the producer's stream, and on a
 second GPU. Each library's tests are skipped, with the reason, where it is not installed."""
 import importlib
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
@@ -221,6 +222,21 @@ def test_cupy_producer_on_another_stream(seed, protocol):
     assert same_bits(got, cured.sum(new)) and not same_bits(got, cured.sum(old))
 
 
+def test_torch_tensors_along_axes_into_out_and_on_the_host(seed):
+    """PyTorch tensors are read from their own attributes on every path: along axes, transposed,
+    into a tensor out=, and a CPU tensor through the host path."""
+    torch = need("torch")
+    x = random_array(seed, np.dtype("float32"), 600 * 70).reshape(600, 70)
+    t = torch.from_numpy(x).cuda()
+    for axis in (0, 1, (0, 1), -1):
+        assert np.array_equal(cured.sum(t, axis=axis), cured.sum(x, axis=axis, device="cpu")), axis
+    assert np.array_equal(cured.sum(t.T, axis=0, keepdims=True), cured.sum(x.T, axis=0, keepdims=True, device="cpu"))
+    out = torch.empty(70, device="cuda")
+    assert cured.sum(t, axis=0, out=out) is out
+    assert np.array_equal(out.cpu().numpy(), cured.sum(x, axis=0, device="cpu"))
+    assert same_bits(cured.sum(torch.from_numpy(x)), cured.sum(x, device="cpu"))
+
+
 def test_torch_producer_on_another_stream(seed):
     torch = need("torch")
     old, new = random_array(seed, np.dtype("float32"), 2**22), random_array(seed + 1, np.dtype("float32"), 2**22)
@@ -312,7 +328,7 @@ def test_a_sum_equal_to_the_wait_sentinel_comes_back(version, dtype):
 def test_waited_sums_on_alternating_streams(seed):
     """A waited call returns once its result is in host memory, where its kernel may still be
     finishing; a call on another stream that takes the same memory (V9's ticket, V10's state) is
-    ordered after it."""
+    ordered after it. Also from threads on their per-thread default streams, which share one handle."""
     cupy = need("cupy")
     cases = [(random_array(seed + k, np.dtype(dtype), n), version)
              for k, (dtype, n, version) in enumerate([("float32", 1 << 16, 9), ("float64", 5 << 14, 9),
@@ -321,8 +337,16 @@ def test_waited_sums_on_alternating_streams(seed):
     expected = [cured.sum(x, version=9 if v == "cub" else v, device="cpu") for x, v in cases]  # integers: exact
     arrays = [cupy.asarray(x) for x, _ in cases]
     cupy.cuda.Device().synchronize()
-    streams = [cupy.cuda.Stream(non_blocking=True) for _ in range(3)]
+    streams = [cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream.ptds]
     for k in range(600):
         i = k % len(cases)
         with streams[k % len(streams)]:
             assert same_bits(cured.sum(arrays[i], version=cases[i][1]), expected[i]), (k, i)
+
+    def work(t):
+        with cupy.cuda.Stream.ptds:
+            return [same_bits(cured.sum(arrays[(t + k) % len(cases)], version=cases[(t + k) % len(cases)][1]),
+                              expected[(t + k) % len(cases)]) for k in range(200)]
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(all(ok) for ok in pool.map(work, range(8)))

@@ -39,3 +39,51 @@ def test_main_says_there_is_no_gpu():
     assert result.returncode != 0
     assert "no usable CUDA GPU" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_pytorch_tensors_are_recognised_by_type_alone():
+    """The C reader of PyTorch tensors (interop.c), against a stand-in `torch` module (CI has no
+    PyTorch): a CUDA tensor is read from its attributes (its dtype reaches the accumulator check,
+    before any CUDA call), a CPU tensor or one that requires grad is left to the protocols, and
+    every other object is read as before once PyTorch is known."""
+    script = """
+import sys, types
+import numpy as np
+import cured
+
+torch = types.ModuleType("torch")
+torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 0)
+torch.strided, torch.sparse_coo = object(), object()
+for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+             "float32", "float64", "bfloat16"):
+    setattr(torch, name, object())
+
+class Tensor:
+    def __init__(self, values, is_cuda, requires_grad=False, layout=torch.strided, dtype=torch.float32):
+        self.values, self.is_cuda, self.requires_grad, self.layout, self.dtype = values, is_cuda, requires_grad, layout, dtype
+        self.shape = values.shape
+    def get_device(self): return 0
+    def stride(self): return tuple(s // self.values.itemsize for s in self.values.strides)
+    def data_ptr(self): return 0x10000
+    def __array__(self, dtype=None, copy=None): return self.values
+
+torch.Tensor = Tensor
+sys.modules["torch"] = torch
+x = np.arange(1, 7, dtype=np.float32)
+try:
+    cured.sum(Tensor(x, is_cuda=True), dtype=np.dtype("float64"), version="cub")
+except TypeError as error:
+    assert "sums float32 with NumPy's default accumulator only" in str(error), error
+else:
+    raise AssertionError("not refused")
+try:  # bfloat16: not read by the C reader; the stand-in has no protocol, so it is an array-like
+    cured.sum(Tensor(x, is_cuda=True, dtype=torch.bfloat16), device="cpu")
+except Exception as error:
+    raise AssertionError(error)
+for other in (Tensor(x, is_cuda=False), Tensor(x, is_cuda=True, requires_grad=True),
+              Tensor(x, is_cuda=True, layout=torch.sparse_coo), [1, 2, 3, 4, 5, 6.0], x.tolist()):
+    assert cured.sum(other, device="cpu") == 21, other
+print("ok")
+"""
+    result = run("-c", script)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
