@@ -1450,7 +1450,8 @@ static PyMethodDef methods[] = {
     {"floor", py_floor, METH_VARARGS,
      "floor(repeats)\n--\n\n"
      "The floor of a call's wall time on the current device: `repeats` times, one minimal kernel writing one "
-     "value into pinned host memory and the wait for it. Returns each one's seconds (host clock)."},
+     "value into pinned host memory and the wait for it, polled as a sum's is. Returns each one's seconds (host "
+     "clock)."},
     {"bench", (PyCFunction)(void (*)(void))py_bench, METH_VARARGS | METH_KEYWORDS,
      "bench(a, version, repeats, warmup, min_bytes)\n--\n\n"
      "Times `repeats` whole reductions of `a` (after `warmup`) with CUDA events, rotating among copies of "

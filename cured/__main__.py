@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--axis", action="store_true",
                         help="sums along axes (issue 13's shapes) against torch.sum(dim=) and cupy.sum(axis=), and V9 "
                              "on the flat array of each size, device time, float32 and float64")
-    parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json (with --axis: "
-                                                        "only the axis rows, replacing the file's)")
+    parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json (with --axis or "
+                                                        "--latency: only those rows, replacing the file's)")
     parser.add_argument("--json", metavar="PATH", help="write the rows measured, in cured.results' schema ('-': stdout)")
     parser.add_argument("--csv", metavar="PATH", help="write the speedup table's rows as CSV ('-': stdout)")
     args = parser.parse_args(argv)
@@ -82,8 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[results.Row] = []
     try:
         axis_only = args.axis and args.record
+        latency_only = args.latency and args.record and not axis_only
+        partial = axis_only or latency_only
         # The profile first: its child processes need the GPU, which this process must not hold yet.
-        if (args.profile or args.record) and not axis_only:
+        if (args.profile or args.record) and not partial:
             from cured.profiling import profile
 
             profiled = profile(args.versions, n=args.length, dtype=args.dtype, csv_dir=args.ncu_csv, progress=show)
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             say(profiled.table())
         info = cured.device_info()
         say(_header(info, date))
-        if args.axis or args.record:
+        if args.axis or (args.record and not partial):
             from cured.axis_bench import axis_rows, axis_table
 
             measured = axis_rows(info["name"], date, repeats=args.repeats, warmup=args.warmup, progress=show)
@@ -108,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             _clear(show)
             say(timed.table())
         table = None
-        if (not (args.profile or args.latency or args.exact or args.axis) or args.record) and not axis_only:
+        if (not (args.profile or args.latency or args.exact or args.axis) or args.record) and not partial:
             common = dict(versions=args.versions, repeats=args.repeats, warmup=args.warmup)
             table = cured.bench(lengths=[args.length], dtype=args.dtype, end_to_end=args.end_to_end, **common)
             rows += table.to_rows(date)
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                 _clear(show)
                 rows += sweep.to_rows(date)
                 say(sweep_table(sweep))
-        if (args.exact or args.record) and not axis_only:
+        if (args.exact or args.record) and not partial:
             from cured.exact import cpu_rows
 
             max_log2 = RECORD_SWEEP_MAX_LOG2 if args.record else args.max_log2
@@ -147,9 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m cured " + " ".join(map(shlex.quote, argv if argv is not None else sys.argv[1:]))
     if args.record:
         path = Path(args.record) / f"{results.device_slug(info['name'])}.json"
-        if axis_only and path.exists():  # the file's other rows stay; its header says what updated it
+        if partial and path.exists():  # the file's other rows stay; its header says what updated it
             header, kept = results.load(path)
-            rows = [r for r in kept if r.input != "axis"] + rows
+            rows = merged(kept, rows, axis_only)
             updates = header.get("updates", []) + [{"date": date, "command": command}]
             results.write(path, header["device"], header["date"], header["command"], rows, updates=updates)
         else:
@@ -168,6 +170,18 @@ def _header(info: dict, date: str) -> str:
     return (f"{info['name']} (compute capability {major}.{minor}, {info['multiprocessors']} SMs, "
             f"{info['l2_cache_bytes'] / 2**20:.0f} MiB L2, theoretical {info['peak_bandwidth_bytes_per_s'] / 1e9:.0f} GB/s), "
             f"driver {_cuda_version(info['driver_version'])}, runtime {_cuda_version(info['runtime_version'])}, {date}\n")
+
+
+def _row_key(row: results.Row) -> tuple:
+    """What a row measured, apart from when and with what result."""
+    return row.measure, row.input, row.subject, row.dtype, row.n, row.case
+
+
+def merged(kept: list[results.Row], measured: list[results.Row], axis: bool) -> list[results.Row]:
+    """A results file's rows after a partial record: `kept` (the file's) without the rows `measured`
+    replaces, then `measured`. --axis replaces every axis row; --latency the rows it measured again."""
+    again = {_row_key(r) for r in measured}
+    return [r for r in kept if (r.input != "axis" if axis else _row_key(r) not in again)] + measured
 
 
 def _clear(progress) -> None:

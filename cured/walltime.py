@@ -3,8 +3,9 @@
 Each figure is time.perf_counter() around one call that returns the sum to Python, the median of up
 to `repeats` calls (at least MIN_REPEATS, within `budget_s` a subject) after a warm-up, on data
 already where the call finds it. Beside them, in the same run:
-  floor       one minimal kernel writing one value into pinned host memory, and the wait for it,
-              all from C (cured._cured.floor): what no call that returns a GPU result can beat;
+  floor       one minimal kernel writing one value into pinned host memory, and the wait for it
+              (polled, as a call waits), all from C (cured._cured.floor): what no call that returns
+              a GPU result can beat;
   host_async  the host time of a call that only queues the sum: cured.sum(x, out=device_element)
               against torch.sum(t) with no .item();
   end_to_end  on the same NumPy array in host memory: cured.sum as users call it (device="auto"),

@@ -94,3 +94,14 @@ def test_host_table_reads_each_place_and_the_copy():
                         'GPU path / copy |')
     assert lines[2] == "| 2^10 | 2.0 | 2.0 | 40.0 | 3.0 | 10.0 | 1.50 | 0.25 |"
     assert lines[3] == "| 2^30 | 50,000 |  | 80,000 | 500,000 | 72,000 | 10.00 | 0.90 |"
+
+
+def test_partial_records_replace_only_what_they_measured():
+    from cured.__main__ import merged
+
+    old = [row(), row(measure="wall", input="cupy", subject="cured"), row(measure="wall", input="cupy", subject="cupy"),
+           row(input="axis", case="(2^14, 2^14) axis 0"), row(measure="end_to_end", input="host", subject="V9")]
+    new_wall = row(measure="wall", input="cupy", subject="cured", median=1e-6, date="2026-11-23 12:00 UTC")
+    assert merged(old, [new_wall], axis=False) == [old[0], old[2], old[3], old[4], new_wall]
+    new_axis = row(input="axis", case="(2^14, 2^14) axis 1")
+    assert merged(old, [new_axis], axis=True) == [old[0], old[1], old[2], old[4], new_axis]
