@@ -82,7 +82,7 @@ def wall(files, dtype="float32", lengths=(1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 
             lines.append([f"2^{n.bit_length() - 1}"] + [us(r.median) for r in got.values()]
                          + [f"{got['cured (CuPy)'].median / got['floor'].median:.2f}",
                             f"{best / got['cured (CuPy)'].median:.2f}", f"{best / got['cured (PyTorch)'].median:.2f}"])
-        out.append(f"**{h['device']['name']}**, {dtype}, {h['date']}:\n\n" + markdown(
+        out.append(f"**{h['device']['name']}**, {dtype}, {select(w, subject='floor')[0].date}:\n\n" + markdown(
             ["length"] + [label for _, _, label in cols] + ["cured (CuPy) / floor", "best other / cured (CuPy)",
                                                             "best other / cured (PyTorch)"], lines))
     return "\n\n".join(out)

@@ -1,0 +1,58 @@
+"""Where a waited-for cured.sum of a device array spends its wall time beyond the floor (issue 12):
+every subject timed in turns (batches of 50 calls), medians in microseconds. Subjects: the floor
+(cured._cured.floor, timed in C), cured.sum and cured._cured.sum on an object holding one fixed
+CUDA Array Interface dict (no protocol cost), on a CuPy array and on a PyTorch tensor, CuPy's
+interface dict alone, PyTorch's and CuPy's own calls; and V9's device time (timing=True). A probe
+for docs/ and issue 12's notes; it prints, nothing reads it.
+
+    python scripts/probes/call_breakdown.py 10,16
+"""
+import statistics
+import sys
+import time
+
+import cupy
+import torch
+
+import cured
+from cured import _cured
+
+
+class FixedInterface:
+    def __init__(self, array):
+        self.__cuda_array_interface__ = array.__cuda_array_interface__
+
+
+lengths = [1 << int(k) for k in sys.argv[1].split(",")] if len(sys.argv) > 1 else [1 << 10, 1 << 16]
+print(cured.device_info()["name"], time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+for dtype in ("float32", "float64"):
+    for n in lengths:
+        c = cupy.random.standard_normal(n, dtype=dtype)
+        t = torch.from_dlpack(c)
+        fixed = FixedInterface(c)
+        subjects = {
+            "floor": None,
+            "_cured.sum(fixed)": lambda: _cured.sum(fixed, 9),
+            "cured.sum(fixed)": lambda: cured.sum(fixed),
+            "_cured.sum(c)": lambda: _cured.sum(c, 9),
+            "cured.sum(c)": lambda: cured.sum(c),
+            "cured.sum(t)": lambda: cured.sum(t),
+            "c.__cai__": lambda: c.__cuda_array_interface__,
+            "t.sum().item()": lambda: t.sum().item(),
+            "float(c.sum())": lambda: float(c.sum()),
+        }
+        times = {k: [] for k in subjects}
+        device = []
+        for _ in range(20):
+            for name, fn in subjects.items():
+                if fn is None:
+                    times[name] += _cured.floor(50)
+                    continue
+                for _ in range(50):
+                    start = time.perf_counter()
+                    fn()
+                    times[name].append(time.perf_counter() - start)
+            for _ in range(50):
+                device.append(cured.sum(c, timing=True).timing.reduce_s)
+        line = "  ".join(f"{k} {statistics.median(v) * 1e6:.2f}" for k, v in times.items())
+        print(f"{dtype} 2^{n.bit_length() - 1:<2} {line}  V9 device {statistics.median(device) * 1e6:.2f}", flush=True)
