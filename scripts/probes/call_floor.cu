@@ -24,36 +24,12 @@
 
 namespace cg = cooperative_groups;
 
-#define CK(x)                                                                                   \
-    do {                                                                                        \
-        cudaError_t e = (x);                                                                    \
-        if (e != cudaSuccess) {                                                                 \
-            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));                    \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
-
-constexpr int T = 256, U = 8, V = 4, W = T / 32, TILE = T * U * V;
+#include "v9_tile.cuh"
 
 static double now() {
     timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-__device__ __forceinline__ float group_sum(float v, float *ws, int group) {
-    const unsigned lane = threadIdx.x % 32, warp = (threadIdx.x % T) / 32;
-#pragma unroll
-    for (unsigned o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    if (lane == 0) ws[group * W + warp] = v;
-    asm volatile("bar.sync %0, %1;" ::"r"(group + 1), "r"(T));
-    if (warp == 0) {
-        v = lane < W ? ws[group * W + lane] : 0.f;
-#pragma unroll
-        for (unsigned o = W / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    }
-    asm volatile("bar.sync %0, %1;" ::"r"(group + 1), "r"(T));
-    return v;
 }
 
 // One thread's share of tile `tile`, elements past n as 0.
@@ -70,12 +46,7 @@ __device__ __forceinline__ float tile_part(const float *in, long n, long tile, i
             for (int j = 0; j < V; ++j) v[u][j] = first + j < n ? in[first + j] : 0.f;
         }
     }
-    float s = 0;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int j = 0; j < V; ++j) s += v[u][j];
-    return s;
+    return thread_add(v);
 }
 
 __global__ void floor_kernel(volatile float *out, float value) { *out = value; }

@@ -12,39 +12,8 @@
 #include <vector>
 #include <cub/device/device_reduce.cuh>
 
-#define CK(x)                                                                                   \
-    do {                                                                                        \
-        cudaError_t e = (x);                                                                    \
-        if (e != cudaSuccess) {                                                                 \
-            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));                    \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
+#include "v9_tile.cuh"
 
-constexpr int T = 256, U = 8, W = T / 32;
-typedef float A;
-constexpr int V = 16 / sizeof(A);
-constexpr int TILE = T * U * V;
-
-__device__ __forceinline__ A warp_tree(A v) {
-#pragma unroll
-    for (unsigned o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    return v;
-}
-// block_sum over 256 threads (threads of `group` g of 256 use ws[g*W..]); bar id per group
-__device__ __forceinline__ A group_sum(A v, A *ws, int group) {
-    const unsigned lane = threadIdx.x % 32, warp = (threadIdx.x % T) / 32;
-    v = warp_tree(v);
-    if (lane == 0) ws[group * W + warp] = v;
-    asm volatile("bar.sync %0, %1;" ::"r"(group + 1), "r"(T));
-    if (warp == 0) {
-        v = lane < W ? ws[group * W + lane] : A(0);
-#pragma unroll
-        for (unsigned o = W / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    }
-    asm volatile("bar.sync %0, %1;" ::"r"(group + 1), "r"(T));
-    return v;
-}
 __device__ __forceinline__ A tile_sum(const A *in, long tile, int t) {
     A v[U][V];
 #pragma unroll
@@ -52,12 +21,7 @@ __device__ __forceinline__ A tile_sum(const A *in, long tile, int t) {
         const uint4 raw = *reinterpret_cast<const uint4 *>(in + tile * TILE + (long(u) * T + t) * V);
         memcpy(v[u], &raw, 16);
     }
-    A s = 0;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int j = 0; j < V; ++j) s += v[u][j];
-    return s;
+    return thread_add(v);
 }
 
 __global__ void k_empty(const A *, A *, int, void *) {}
