@@ -105,6 +105,12 @@ static int optional_attr(PyObject *obj, int name, PyObject **value) {
 #endif
 }
 
+/* obj.<names[name]>, a new reference, or NULL with an exception set. */
+static PyObject *attr(PyObject *obj, int name) { return PyObject_GetAttr(obj, names[name]); }
+
+/* obj.<names[name]>(), a new reference, or NULL with an exception set. */
+static PyObject *method(PyObject *obj, int name) { return PyObject_CallMethodNoArgs(obj, names[name]); }
+
 /* ---- layouts --------------------------------------------------------------------------------- */
 
 /* Sets array->n and array->layout from a shape and byte strides (NULL: C-contiguous), dropping
@@ -205,6 +211,18 @@ static int int_tuple(PyObject *tuple, const char *what, int64_t *out, int max) {
     return (int)ndim;
 }
 
+/* NumPy's type number for a dtype of `kind` ('b' bool, 'i', 'u', 'f') and `bytes`, among those
+ * cured sums; -1 for any other. */
+static int numpy_type(char kind, int bytes) {
+    static const int ints[] = {NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64};
+    static const int uints[] = {NPY_UINT8, NPY_UINT16, NPY_UINT32, NPY_UINT64};
+    static const int floats[] = {-1, NPY_HALF, NPY_FLOAT, NPY_DOUBLE};
+    const int index = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : -1;
+    if (index < 0) return -1;
+    return kind == 'b' ? (bytes == 1 ? NPY_BOOL : -1) : kind == 'i' ? ints[index] : kind == 'u' ? uints[index]
+                                                       : kind == 'f' ? floats[index] : -1;
+}
+
 /* NumPy's built-in dtype for a typestr of native or no byte order and one of the kinds cured sums
  * ("<f4", "|b1", "<i8" on a little-endian host), a new reference; NULL, with no exception set,
  * for any other, which NumPy's parser then reads (and refuses, where it must). */
@@ -216,17 +234,9 @@ static PyArray_Descr *builtin_descr(PyObject *typestr) {
         PyErr_Clear();
         return NULL;
     }
-    if (length != 3 || (text[0] != native && text[0] != '|' && text[0] != '=')) return NULL;
-    const char kind = text[1], size = text[2];
-    int type = -1;
-    if (kind == 'b' && size == '1') type = NPY_BOOL;
-    else if (kind == 'f') type = size == '2' ? NPY_HALF : size == '4' ? NPY_FLOAT : size == '8' ? NPY_DOUBLE : -1;
-    else if (kind == 'i' || kind == 'u') {
-        static const int ints[] = {NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64};
-        static const int uints[] = {NPY_UINT8, NPY_UINT16, NPY_UINT32, NPY_UINT64};
-        const int index = size == '1' ? 0 : size == '2' ? 1 : size == '4' ? 2 : size == '8' ? 3 : -1;
-        if (index >= 0) type = kind == 'i' ? ints[index] : uints[index];
-    }
+    if (length != 3 || (text[0] != native && text[0] != '|' && text[0] != '=') || text[2] < '1' || text[2] > '8')
+        return NULL;
+    const int type = numpy_type(text[1], text[2] - '0');
     return type < 0 ? NULL : PyArray_DescrFromType(type);
 }
 
@@ -316,14 +326,11 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
 
 /* NumPy's type number for a DLPack dtype, or -1 with TypeError set. */
 static int npy_type_of_dl(DLDataType dtype) {
-    static const int ints[] = {NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64};
-    static const int uints[] = {NPY_UINT8, NPY_UINT16, NPY_UINT32, NPY_UINT64};
-    const int size_index = dtype.bits == 8 ? 0 : dtype.bits == 16 ? 1 : dtype.bits == 32 ? 2 : dtype.bits == 64 ? 3 : -1;
     if (dtype.lanes == 1) {
-        if (dtype.code == DL_INT && size_index >= 0) return ints[size_index];
-        if (dtype.code == DL_UINT && size_index >= 0) return uints[size_index];
-        if (dtype.code == DL_BOOL && dtype.bits == 8) return NPY_BOOL;
-        if (dtype.code == DL_FLOAT && size_index >= 1) return size_index == 1 ? NPY_HALF : size_index == 2 ? NPY_FLOAT : NPY_DOUBLE;
+        const char kind = dtype.code == DL_INT ? 'i' : dtype.code == DL_UINT ? 'u' : dtype.code == DL_BOOL ? 'b'
+                        : dtype.code == DL_FLOAT ? 'f' : 0;
+        const int type = dtype.bits % 8 == 0 ? numpy_type(kind, dtype.bits / 8) : -1;
+        if (type >= 0) return type;
         if (dtype.code == DL_COMPLEX && (dtype.bits == 64 || dtype.bits == 128))
             return dtype.bits == 64 ? NPY_CFLOAT : NPY_CDOUBLE; /* refused later, with the message for complex */
     }
@@ -336,7 +343,7 @@ static int npy_type_of_dl(DLDataType dtype) {
 }
 
 static int find_dlpack(PyObject *obj, device_array *array) {
-    PyObject *where = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
+    PyObject *where = method(obj, NAME_DLPACK_DEVICE);
     if (where == NULL) return -1;
     long type = -1, id = -1;
     if (PyTuple_Check(where) && PyTuple_GET_SIZE(where) == 2) {
@@ -423,12 +430,6 @@ static int torch_found(void) {
     torch_api.tensor = tensor;
     return 1;
 }
-
-/* obj.<names[name]>, a new reference, or NULL with an exception set. */
-static PyObject *attr(PyObject *obj, int name) { return PyObject_GetAttr(obj, names[name]); }
-
-/* obj.<names[name]>(), a new reference, or NULL with an exception set. */
-static PyObject *method(PyObject *obj, int name) { return PyObject_CallMethodNoArgs(obj, names[name]); }
 
 /* Whether obj.<names[name]> is True: 1, 0, or -1 with an exception set. */
 static int attr_true(PyObject *obj, int name) {
