@@ -268,6 +268,7 @@ typedef struct {
     size_t workspace_bytes; /* shared by the whole sum: partials, V9's ticket, CUB's temporary storage,
                              * and one scratch for the launches that use the workspace's own */
     size_t scratch_bytes;   /* V0's tree scratch for one launch at a time; 0 for the other versions */
+    int device;             /* the current device when the plan was made, which its runs need to be */
 } cured_plan;
 
 /* Makes a plan on the current device, after cured_device_ready(); the runs below take a plan, so
@@ -357,8 +358,9 @@ cured_cuda_status cured_device_sum_into(const cured_plan *plan, const void *d_in
                                         const void *initial);
 
 /* The floor of a call's wall time: `repeats` times, one minimal kernel that writes one value into
- * pinned host memory, on `stream`, and the wait for it; seconds[k] is each one's host time. */
-cured_cuda_status cured_floor(int repeats, cudaStream_t stream, double *seconds);
+ * pinned host memory, on `stream` of `device` (the current device, ready), and the wait for it;
+ * seconds[k] is each one's host time. */
+cured_cuda_status cured_floor(int device, int repeats, cudaStream_t stream, double *seconds);
 
 /* kernels/result.cu: n accumulators at acc (device; NULL: n zeros), each plus *initial (one
  * accumulator on the host; NULL: none) in the accumulator's type, cast as NumPy's astype into `out`
@@ -394,8 +396,8 @@ void cured_set_cpu_tiles(int threads, int plain);
 
 /* Device set-up shared by every GPU entry point, done once a device and process: checks that a
  * device is there and gives the current device's memory pool a release threshold that keeps freed
- * memory cached between calls. */
-cured_cuda_status cured_device_ready(void);
+ * memory cached between calls. Writes the current device into *device (unless NULL). */
+cured_cuda_status cured_device_ready(int *device);
 
 #ifdef __cplusplus
 }

@@ -90,13 +90,13 @@ static void install_fork_handlers(void) {
     (void)pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
-cured_cuda_status cured_device_ready(void) {
+cured_cuda_status cured_device_ready(int *current) {
     cured_cuda_status status = cured_ok;
-    int device;
+    int device = -1;
     cudaMemPool_t pool;
     uint64_t keep_everything = UINT64_MAX;
     pthread_once(&fork_handlers_once, install_fork_handlers);
-    if (cudaGetDevice(&device) == cudaSuccess && device < POOL_DEVICES && device_is_ready[device]) return status;
+    if (cudaGetDevice(&device) == cudaSuccess && device < POOL_DEVICES && device_is_ready[device]) goto done;
     /* cudaFree(0) initialises the runtime's context and reports a missing device or driver. */
     CURED_TRY("cudaFree", cudaFree(0));
     CURED_TRY("cudaGetDevice", cudaGetDevice(&device));
@@ -104,6 +104,7 @@ cured_cuda_status cured_device_ready(void) {
     CURED_TRY("cudaMemPoolSetAttribute", cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
     if (device < POOL_DEVICES) device_is_ready[device] = 1;
 done:
+    if (current != NULL) *current = device;
     return status;
 }
 
@@ -168,7 +169,7 @@ static passes_layout layout_of(const cured_version *v, cured_acc acc, int64_t n,
 
 cured_cuda_status cured_plan_make(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                   cured_acc acc, int64_t n, int64_t part) {
-    cured_cuda_status status = cured_device_ready(); /* CUB's size query, and every run, need the device */
+    cured_cuda_status status = cured_device_ready(&plan->device); /* CUB's size query, and every run, need it */
     if (status.code != cudaSuccess) return status;
     plan->version = version;
     plan->in_dtype = in_dtype;

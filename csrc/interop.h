@@ -1,5 +1,6 @@
 /* interop.h: device arrays from other libraries, through the CUDA Array Interface (versions 2 and 3:
- * CuPy, Numba, PyTorch) and DLPack (`__dlpack__`/`__dlpack_device__`: JAX, CuPy, PyTorch). */
+ * CuPy, Numba, PyTorch) and DLPack (`__dlpack__`/`__dlpack_device__`: JAX, CuPy, PyTorch), and
+ * PyTorch's tensors and CuPy's arrays from their own attributes. */
 #ifndef CURED_INTEROP_H
 #define CURED_INTEROP_H
 
@@ -28,7 +29,7 @@ typedef struct {
     int versioned;            /* DLPack: managed is a DLManagedTensorVersioned */
     int host_dlpack;          /* not a device array, but a DLPack one in host memory */
     int read_only;            /* CAI's data[1], or DLPack 1.x's read-only flag: not for out= */
-    int device_known;         /* a PyTorch tensor, read from its attributes: `device` is its device */
+    int device_known;         /* a PyTorch tensor or CuPy array, read from its attributes: `device` is its device */
 } device_array;
 
 /* Interns the names the protocols (and PyTorch's tensors) use; once, from the module's initialisation. Returns 0, or -1

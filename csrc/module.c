@@ -672,7 +672,7 @@ static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, 
     const int direct = out != NULL && initial == NULL && out_dtype == cured_acc_dtype(acc) &&
                        (uintptr_t)out->data % (uintptr_t)cured_dtype_size(out_dtype) == 0;
     char *owned = NULL;
-    CURED_TRY_STEP(cured_device_ready());
+    CURED_TRY_STEP(cured_device_ready(NULL));
     if (n > 0 && acc_bytes > 0) {
         if (direct) d_acc = (char *)out->data;
         else CURED_TRY("cudaMallocAsync (the results)", cudaMallocAsync((void **)&owned, acc_bytes, stream));
@@ -973,7 +973,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
             void *d_in = NULL;
             const size_t bytes = (size_t)n * (size_t)cured_dtype_size((cured_dtype)in_dtype);
             Py_BEGIN_ALLOW_THREADS
-            status = cured_device_ready();
+            status = cured_device_ready(NULL);
             if (status.code == cudaSuccess && (status.code = cured_stream_take(&stream)) != cudaSuccess)
                 status.call = "cudaStreamCreate";
             if (status.code == cudaSuccess &&
@@ -1088,10 +1088,11 @@ static PyObject *py_floor(PyObject *module, PyObject *args) {
     if (repeats < 1) return PyErr_Format(PyExc_ValueError, "floor: repeats must be >= 1, not %d", repeats);
     double *seconds = (double *)PyMem_Calloc((size_t)repeats, sizeof *seconds);
     if (seconds == NULL) return PyErr_NoMemory();
-    cured_cuda_status status = cured_device_ready();
+    int device;
+    cured_cuda_status status = cured_device_ready(&device);
     if (status.code == cudaSuccess) {
         Py_BEGIN_ALLOW_THREADS
-        status = cured_floor(repeats, cudaStreamLegacy, seconds); /* the stream a DLPack input's sum runs on */
+        status = cured_floor(device, repeats, cudaStreamLegacy, seconds); /* the stream a DLPack input's sum runs on */
         Py_END_ALLOW_THREADS
     }
     PyObject *times = status.code == cudaSuccess ? PyList_New(repeats) : NULL;
@@ -1358,10 +1359,9 @@ static PyObject *py_device_name(PyObject *module, PyObject *args) {
 
 static PyObject *py_device_info(PyObject *module, PyObject *unused) {
     (void)unused;
-    cured_cuda_status status = cured_device_ready();
     int device = 0, driver = 0, runtime = 0, clock_khz = 0, bus_bits = 0;
+    cured_cuda_status status = cured_device_ready(&device);
     struct cudaDeviceProp prop;
-    CURED_QUERY(status, "cudaGetDevice", cudaGetDevice(&device));
     CURED_QUERY(status, "cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, device));
     CURED_QUERY(status, "cudaDriverGetVersion", cudaDriverGetVersion(&driver));
     CURED_QUERY(status, "cudaRuntimeGetVersion", cudaRuntimeGetVersion(&runtime));
@@ -1381,11 +1381,10 @@ static PyObject *py_device_info(PyObject *module, PyObject *unused) {
 static PyObject *py_memory_in_use(PyObject *module, PyObject *args) {
     int reset_high = 0;
     if (!PyArg_ParseTuple(args, "|p:memory_in_use", &reset_high)) return NULL;
-    cured_cuda_status status = cured_device_ready();
     int device = 0;
+    cured_cuda_status status = cured_device_ready(&device);
     cudaMemPool_t pool;
     uint64_t used = 0, reserved = 0, used_high = 0, zero = 0;
-    CURED_QUERY(status, "cudaGetDevice", cudaGetDevice(&device));
     CURED_QUERY(status, "cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, device));
     CURED_QUERY(status, "cudaMemPoolGetAttribute", cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
     CURED_QUERY(status, "cudaMemPoolGetAttribute",
@@ -1400,10 +1399,9 @@ static PyObject *py_memory_in_use(PyObject *module, PyObject *args) {
 
 static PyObject *py_release_cached_memory(PyObject *module, PyObject *unused) {
     (void)unused;
-    cured_cuda_status status = cured_device_ready();
     int device = 0;
+    cured_cuda_status status = cured_device_ready(&device);
     cudaMemPool_t pool;
-    CURED_QUERY(status, "cudaGetDevice", cudaGetDevice(&device));
     CURED_QUERY(status, "cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, device));
     CURED_QUERY(status, "cudaMemPoolTrimTo", cudaMemPoolTrimTo(pool, 0));
     if (status.code != cudaSuccess) return raise_cuda(module, status);

@@ -205,11 +205,15 @@ extern "C" __global__ void spin(long long cycles) {
 }'''
 
 
-@pytest.mark.parametrize("protocol", ["cai 3", "dlpack"])
-def test_cupy_producer_on_another_stream(seed, protocol):
+@pytest.mark.parametrize("protocol", ["cupy", "cupy exporting interface 2", "cai 3", "dlpack"])
+def test_cupy_producer_on_another_stream(seed, protocol, monkeypatch):
     """The producer writes the array on a non-default stream, behind a long kernel, just before the
-    call: cured must wait for that work, so it sums the new values, not the old ones."""
+    call: cured must wait for that work, so it sums the new values, not the old ones. A CuPy array
+    is read from its attributes (its stream is CuPy's current one), or through DLPack where CuPy
+    exports interface version 2, which names no stream."""
     cupy = need("cupy")
+    if protocol == "cupy exporting interface 2":
+        monkeypatch.setattr(cupy._util, "CUDA_ARRAY_INTERFACE_EXPORT_VERSION", 2)
     spin = cupy.RawKernel(SPIN, "spin")
     old, new = random_array(seed, np.dtype("float32"), 2**22), random_array(seed + 1, np.dtype("float32"), 2**22)
     d, d_new = cupy.asarray(old), cupy.asarray(new)
@@ -218,7 +222,7 @@ def test_cupy_producer_on_another_stream(seed, protocol):
     with stream:
         spin((1,), (1,), (np.int64(100_000_000),))  # about 50 ms
         d[...] = d_new
-        got = cured.sum(CAI(d) if protocol == "cai 3" else DLPack(d))
+        got = cured.sum(CAI(d) if protocol == "cai 3" else DLPack(d) if protocol == "dlpack" else d)
     assert same_bits(got, cured.sum(new)) and not same_bits(got, cured.sum(old))
 
 

@@ -87,3 +87,62 @@ print("ok")
 """
     result = run("-c", script)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+def test_cupy_arrays_are_read_from_their_attributes():
+    """The C reader of CuPy arrays (interop.c), against a stand-in `cupy` module (CI has no CuPy): a
+    C-contiguous cupy.ndarray is read from its attributes (refused for device='cpu' as a device
+    array, its dtype checked before any CUDA call, its stream asked for on its own device), while a
+    non-contiguous one, a subclass, or any array once CuPy exports interface version 2 is left to
+    the protocols, which the stand-in lacks: NumPy reads it as an array-like instead."""
+    script = """
+import sys, types
+import numpy as np
+import cured
+
+asked = []
+class Stream:
+    def __init__(self, ptr): self.ptr = ptr
+def get_current_stream(device_id=-1):
+    asked.append(device_id)
+    return Stream(0)
+
+cupy = types.ModuleType("cupy")
+cupy.cuda = types.SimpleNamespace(get_current_stream=get_current_stream)
+cupy._util = types.SimpleNamespace(CUDA_ARRAY_INTERFACE_EXPORT_VERSION=3)
+
+class ndarray:
+    _c_contiguous = size = dtype = data = None  # on the type, as CuPy's readonly members are
+    def __init__(self, values, c_contiguous=True):
+        self.values, self._c_contiguous = values, c_contiguous
+        self.size, self.dtype = values.size, values.dtype
+        self.data = types.SimpleNamespace(ptr=0x10000, device_id=3)
+    def __array__(self, dtype=None, copy=None): return self.values
+
+class Subclass(ndarray):
+    pass
+
+cupy.ndarray = ndarray
+sys.modules["cupy"] = cupy
+x = np.arange(1, 7, dtype=np.float32)
+try:
+    cured.sum(ndarray(x), device="cpu")
+except ValueError as error:
+    assert "copy the device array to the host first" in str(error), error
+else:
+    raise AssertionError("a CuPy array was not taken for a device array")
+assert asked == [3], asked
+try:
+    cured.sum(ndarray(x), dtype=np.dtype("float64"), version="cub")
+except TypeError as error:
+    assert "sums float32 with NumPy's default accumulator only" in str(error), error
+else:
+    raise AssertionError("not refused")
+for other in (ndarray(x, c_contiguous=False), Subclass(x), [1, 2, 3, 4, 5, 6.0]):
+    assert cured.sum(other, device="cpu") == 21, other
+cupy._util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = 2
+assert cured.sum(ndarray(x), device="cpu") == 21
+print("ok")
+"""
+    result = run("-c", script)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
