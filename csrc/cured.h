@@ -217,6 +217,13 @@ int64_t cured_test_dynamic_shared(void);
 void cured_count_cluster_launch(void);
 int64_t cured_cluster_launches(void);
 
+/* For tests: whether kernels/launch.cuh may launch through the driver (1, the default) or must use
+ * the runtime's launch (0), and the launches made through the driver since the process started. */
+void cured_set_test_driver_launch(int allowed);
+int cured_test_driver_launch(void);
+void cured_count_driver_launch(void);
+int64_t cured_driver_launches(void);
+
 /* ---- CUB, the reference ------------------------------------------------------------------
  * cub::DeviceReduce (kernels/cub_reference.cu), one function a dtype, summing with NumPy's default
  * accumulator (cured_default_acc); and cub::DeviceSegmentedReduce over `rows` consecutive rows of

@@ -8,6 +8,7 @@
  * from several threads do not serialise; the sum of device memory runs on the stream its producer's
  * work is on (device_sum.c). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,17 @@ static _Atomic int64_t cluster_launches = 0;
 void cured_count_cluster_launch(void) { ++cluster_launches; }
 
 int64_t cured_cluster_launches(void) { return cluster_launches; }
+
+static _Atomic int driver_launch_allowed = 1;
+static _Atomic int64_t driver_launches = 0;
+
+void cured_set_test_driver_launch(int allowed) { driver_launch_allowed = allowed != 0; }
+
+int cured_test_driver_launch(void) { return atomic_load_explicit(&driver_launch_allowed, memory_order_relaxed); }
+
+void cured_count_driver_launch(void) { atomic_fetch_add_explicit(&driver_launches, 1, memory_order_relaxed); }
+
+int64_t cured_driver_launches(void) { return driver_launches; }
 
 int64_t cured_tiles_grid(int64_t tiles, int64_t wanted) {
     const int64_t forced = grid_override;

@@ -1247,6 +1247,20 @@ static PyObject *py_cluster_launches(PyObject *module, PyObject *unused) {
     return PyLong_FromLongLong(cured_cluster_launches());
 }
 
+static PyObject *py_set_test_driver_launch(PyObject *module, PyObject *args) {
+    int allowed;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "p:_set_test_driver_launch", &allowed)) return NULL;
+    cured_set_test_driver_launch(allowed);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_driver_launches(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromLongLong(cured_driver_launches());
+}
+
 static PyObject *py_set_test_dynamic_shared(PyObject *module, PyObject *args) {
     long long bytes;
     (void)module;
@@ -1472,6 +1486,11 @@ static PyMethodDef methods[] = {
     {"_cluster_launches", py_cluster_launches, METH_NOARGS,
      "_cluster_launches()\n--\n\nFor tests: the kernel launches made as one cluster of blocks so far (V10 over a "
      "few tiles, on GPUs of compute capability 9.0 up)."},
+    {"_set_test_driver_launch", py_set_test_driver_launch, METH_VARARGS,
+     "_set_test_driver_launch(allowed)\n--\n\nFor tests: let V9's and the floor's launches go through the driver's "
+     "cuLaunchKernel (True, the default), or make them use the runtime's launch (False)."},
+    {"_driver_launches", py_driver_launches, METH_NOARGS,
+     "_driver_launches()\n--\n\nFor tests: the kernel launches made through the driver's cuLaunchKernel so far."},
     {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
      "_set_cpu_tiles(threads, plain)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as the input's "
      "size warrants), and with `plain` its portable C chains instead of the CPU's SIMD ones."},

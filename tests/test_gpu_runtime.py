@@ -95,6 +95,37 @@ def test_threads_on_device_arrays_get_right_answers(seed):
     assert all(same_bits(o.get()[()], expected[i]) for row in outs for i, o in enumerate(row))
 
 
+@pytest.fixture
+def runtime_launch():
+    """cured._cured._set_test_driver_launch for one test, then the default (the driver's launch)."""
+    yield lambda: cured._cured._set_test_driver_launch(False)
+    cured._cured._set_test_driver_launch(True)
+
+
+def test_v9_launches_through_the_driver_and_the_runtime_alike(seed, runtime_launch):
+    """V9's launches and the floor's go through the driver's cuLaunchKernel (csrc/kernels/launch.cuh):
+    the path runs, and the runtime's launch, its fallback, gives the same bits, one tile, a few and
+    a grid, aligned or not, and from fresh threads, whose first launch has no context current."""
+    cupy = pytest.importorskip("cupy", reason="CuPy makes the device arrays")
+    cases = [random_array(seed + k, np.dtype(d), n) for k, (d, n) in
+             enumerate([("float32", 1000), ("float64", 20000), ("float32", 3 << 20), ("int8", 77777)])]
+    arrays = [cupy.asarray(x) for x in cases] + [cupy.asarray(cases[0])[1:]]
+    expected = [cured.sum(x, device="cpu") for x in cases] + [cured.sum(cases[0][1:], device="cpu")]
+    before = cured._cured._driver_launches()
+    driver = [cured.sum(a) for a in arrays]
+    cured._cured.floor(3)
+    assert cured._cured._driver_launches() - before >= len(arrays) + 3
+    with ThreadPoolExecutor(4) as pool:  # new threads: the first launch in each may fall back
+        threaded = list(pool.map(lambda a: cured.sum(a), arrays * 4))
+    runtime_launch()
+    before = cured._cured._driver_launches()
+    runtime = [cured.sum(a) for a in arrays]
+    assert cured._cured._driver_launches() == before
+    for k, want in enumerate(expected):
+        assert same_bits(driver[k], want) and same_bits(runtime[k], want), k
+        assert all(same_bits(threaded[k + j * len(arrays)], want) for j in range(4)), k
+
+
 def test_fork_child_gets_a_clear_error_not_a_hang(seed):
     """A child forked after this process used the GPU cannot use CUDA: cured says so (CudaError) at
     once; the CPU path still works there, on threads of its own (the parent's pool threads are not

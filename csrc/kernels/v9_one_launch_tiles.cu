@@ -20,6 +20,8 @@
 //    under every grid, and the CPU order model reproduces it.
 //  - The block's tree is warp shuffles only: each warp reduces its 32 values in registers, and the
 //    first warp reduces the 8 warps' sums. Two barriers a tile.
+//  - (Host side) Its launches go through the driver's cuLaunchKernel with the kernel's handle
+//    looked up once (launch.cuh): 0.0 to 0.4 us less host time a call than the runtime's <<<>>>.
 //
 // A tile is `steps` steps; in step s, thread t loads vectors u = 0..7 at vector index
 // (u * 256 + t) of the step, so each of a warp's 8 loads covers 512 contiguous bytes. The thread adds
@@ -45,6 +47,7 @@
 // keep more bytes in flight with fewer warps.
 #include <cuda/atomic>
 
+#include "launch.cuh"
 #include "tiles.cuh"
 
 namespace {
@@ -184,20 +187,24 @@ template <class In, class Acc> struct v9_launcher {
         const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), span.n);
         if (!cured::whole_tiles(span, t)) return cudaErrorInvalidValue;
         const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0;
-        if (aligned && span.count == span.n && t.tiles <= kGroups && cured_test_grid() == 0) {
-            reduce_v9_few_tiles<In, Acc><<<1, unsigned(t.tiles * kThreads), 0, stream>>>(
-                static_cast<const In *>(in), static_cast<Acc *>(out), span.n, t);
-            return cudaGetLastError();
-        }
-        auto *kernel = aligned ? reduce_v9<In, Acc, true> : reduce_v9<In, Acc, false>;
+        if (aligned && span.count == span.n && t.tiles <= kGroups && cured_test_grid() == 0)
+            return cured::launch<reduce_v9_few_tiles<In, Acc>>(1, unsigned(t.tiles * kThreads), 0, stream,
+                                                               static_cast<const In *>(in), static_cast<Acc *>(out),
+                                                               span.n, t);
+        return aligned ? grid_launch<true>(in, out, span, t, workspace, stream)
+                       : grid_launch<false>(in, out, span, t, workspace, stream);
+    }
+
+    template <bool Aligned>
+    static cudaError_t grid_launch(const void *in, void *out, cured_span span, const cured_tiles &t, void *workspace,
+                                   cudaStream_t stream) {
         int64_t blocks;
-        const cudaError_t err = aligned ? cured::waves_grid<reduce_v9<In, Acc, true>>(kThreads, kWaves, &blocks)
-                                        : cured::waves_grid<reduce_v9<In, Acc, false>>(kThreads, kWaves, &blocks);
+        const cudaError_t err = cured::waves_grid<reduce_v9<In, Acc, Aligned>>(kThreads, kWaves, &blocks);
         if (err != cudaSuccess) return err;
         const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, blocks);
-        kernel<<<unsigned(grid), kThreads, 0, stream>>>(static_cast<const In *>(in), static_cast<Acc *>(out),
-                                                         span.count, span.first / t.tile, t, workspace);
-        return cudaGetLastError();
+        return cured::launch<reduce_v9<In, Acc, Aligned>>(unsigned(grid), kThreads, 0, stream,
+                                                          static_cast<const In *>(in), static_cast<Acc *>(out),
+                                                          span.count, span.first / t.tile, t, workspace);
     }
 };
 

@@ -2,7 +2,9 @@
 every subject timed in turns (batches of 50 calls), medians in microseconds. Subjects: the floor
 (cured._cured.floor, timed in C), cured.sum and cured._cured.sum on an object holding one fixed
 CUDA Array Interface dict (no protocol cost), on a CuPy array and on a PyTorch tensor, CuPy's
-interface dict alone, PyTorch's and CuPy's own calls; and V9's device time (timing=True). A probe
+interface dict alone, PyTorch's and CuPy's own calls; and V9's device time (timing=True). The
+floor and cured.sum(c) are also timed with the runtime's launch instead of the driver's
+(_cured._set_test_driver_launch(False), csrc/kernels/launch.cuh). A probe
 for docs/ and issue 12's notes; it prints, nothing reads it.
 
     python scripts/probes/call_breakdown.py 10,16
@@ -36,6 +38,8 @@ for dtype in ("float32", "float64"):
             "cured.sum(fixed)": lambda: cured.sum(fixed),
             "_cured.sum(c)": lambda: _cured.sum(c, 9),
             "cured.sum(c)": lambda: cured.sum(c),
+            "cured.sum(c) runtime launch": lambda: cured.sum(c),
+            "floor runtime launch": None,
             "cured.sum(t)": lambda: cured.sum(t),
             "c.__cai__": lambda: c.__cuda_array_interface__,
             "t.sum().item()": lambda: t.sum().item(),
@@ -45,6 +49,7 @@ for dtype in ("float32", "float64"):
         device = []
         for _ in range(20):
             for name, fn in subjects.items():
+                _cured._set_test_driver_launch("runtime launch" not in name)
                 if fn is None:
                     times[name] += _cured.floor(50)
                     continue
@@ -52,6 +57,7 @@ for dtype in ("float32", "float64"):
                     start = time.perf_counter()
                     fn()
                     times[name].append(time.perf_counter() - start)
+            _cured._set_test_driver_launch(True)
             for _ in range(50):
                 device.append(cured.sum(c, timing=True).timing.reduce_s)
         line = "  ".join(f"{k} {statistics.median(v) * 1e6:.2f}" for k, v in times.items())
