@@ -380,6 +380,15 @@ static int find_dlpack(PyObject *obj, device_array *array) {
  * (requiring grad, not strided) or whose dtype cured does not sum (bfloat16, complex) are left to
  * the protocols and their errors. */
 
+/* An array its library describes (PyTorch's, CuPy's): on device `index`, its work queued on the
+ * stream at `stream_address`, where 0, both libraries' name for their default stream, is the legacy
+ * default stream (what a version 3 interface calls 1). */
+static void set_known_place(device_array *array, long index, void *stream_address) {
+    array->device = (int)index;
+    array->device_known = 1;
+    array->producer = stream_address != NULL ? (cudaStream_t)stream_address : cudaStreamLegacy;
+}
+
 static struct {
     PyObject *tensor;         /* torch.Tensor */
     PyObject *current_stream; /* torch._C._cuda_getCurrentRawStream(device) -> the stream's address */
@@ -486,10 +495,7 @@ static int read_torch(PyObject *obj, device_array *array) {
     array->data = (const char *)PyLong_AsVoidPtr(data);
     void *const stream_address = PyLong_AsVoidPtr(stream);
     if (PyErr_Occurred()) goto done;
-    array->device = (int)index;
-    array->device_known = 1;
-    /* PyTorch's default stream is the legacy one, which it reports as 0. */
-    array->producer = stream_address != NULL ? (cudaStream_t)stream_address : cudaStreamLegacy;
+    set_known_place(array, index, stream_address);
     result = 1;
 done:
     Py_XDECREF(device);
@@ -585,10 +591,7 @@ static int read_cupy(PyObject *obj, device_array *array) {
     dtype = NULL;
     if (set_layout(array, 1, &n, NULL, (int64_t)PyDataType_ELSIZE(array->descr)) < 0) goto done;
     array->data = address;
-    array->device = (int)index;
-    array->device_known = 1;
-    /* CuPy's null stream (0) is the legacy default stream, as its interface says (1). */
-    array->producer = stream_address != NULL ? (cudaStream_t)stream_address : cudaStreamLegacy;
+    set_known_place(array, index, stream_address);
     result = 1;
 done:
     Py_XDECREF(dtype);
