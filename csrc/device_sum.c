@@ -153,7 +153,7 @@ static cudaError_t slot_take(int kind, int device, cudaStream_t stream, slot **t
     int wait = 0;
     cudaError_t err = cudaSuccess;
     *taken = NULL;
-    if (device < SLOT_DEVICES) {
+    if (device >= 0 && device < SLOT_DEVICES) {
         pthread_mutex_lock(&slots_lock);
         slot **list = &idle_slots[kind][device];
         *taken = kind == QUEUED ? unlink_queued(list, stream, &wait) : unlink_waited(list, stream, &wait);

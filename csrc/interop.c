@@ -370,15 +370,7 @@ static int find_dlpack(PyObject *obj, device_array *array) {
     return -1;
 }
 
-/* ---- PyTorch tensors ------------------------------------------------------------------------ */
-
-/* A CUDA tensor is read from its own attributes: PyTorch's DLPack export orders its work through
- * Python objects (streams, events) and cost about 16 us a call on an H200; its CUDA Array Interface
- * (version 2, no stream) builds a table of every dtype each call; building a version 3 interface
- * in Python cost 2.6 us on an H100 (2026-11-23). The sum runs on PyTorch's current stream of the
- * tensor's device, as a version 3 interface would name it. Tensors PyTorch refuses to export
- * (requiring grad, not strided) or whose dtype cured does not sum (bfloat16, complex) are left to
- * the protocols and their errors. */
+/* ---- arrays read from their library's attributes ---------------------------------------------- */
 
 /* An array its library describes (PyTorch's, CuPy's): on device `index`, its work queued on the
  * stream at `stream_address`, where 0, both libraries' name for their default stream, is the legacy
@@ -388,6 +380,16 @@ static void set_known_place(device_array *array, long index, void *stream_addres
     array->device_known = 1;
     array->producer = stream_address != NULL ? (cudaStream_t)stream_address : cudaStreamLegacy;
 }
+
+/* ---- PyTorch tensors ------------------------------------------------------------------------ */
+
+/* A CUDA tensor is read from its own attributes: PyTorch's DLPack export orders its work through
+ * Python objects (streams, events) and cost about 16 us a call on an H200; its CUDA Array Interface
+ * (version 2, no stream) builds a table of every dtype each call; building a version 3 interface
+ * in Python cost 2.6 us on an H100 (2026-11-23). The sum runs on PyTorch's current stream of the
+ * tensor's device, as a version 3 interface would name it. Tensors PyTorch refuses to export
+ * (requiring grad, not strided) or whose dtype cured does not sum (bfloat16, complex) are left to
+ * the protocols and their errors. */
 
 static struct {
     PyObject *tensor;         /* torch.Tensor */
