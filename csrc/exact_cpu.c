@@ -89,12 +89,13 @@ static ALWAYS_INLINE void add_ieee(int64_t *limb, const void *in, int64_t n, int
 }
 
 /* Integers: their value at position 1074 (units of 2^-1074), sign apart; |x| without overflow for
- * the most negative value (negated in uint64). */
+ * the most negative value (negated in uint64). The sign is read as the sign bit, since `x < 0` on
+ * the unsigned types draws -Wtype-limits. */
 #define ADD_INTEGER(type, is_signed)                                                               \
     for (int64_t i = 0; i < n; ++i) {                                                             \
         type x;                                                                                    \
         memcpy(&x, (const char *)in + i * (int64_t)sizeof x, sizeof x);                            \
-        const int negative = (is_signed) && x < (type)0;                                           \
+        const int negative = (is_signed) && (uint64_t)(int64_t)x >> 63; /* the sign bit */        \
         const cured_exact_term term = {negative, negative ? (uint64_t)0 - (uint64_t)(int64_t)x : (uint64_t)x, \
                                        -CURED_EXACT_UNIT_EXP};                                     \
         add_term(state->limb, term);                                                               \
