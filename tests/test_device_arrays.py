@@ -1,4 +1,4 @@
-"""Device arrays of CuPy, PyTorch and Numba, read in place: the same bits as the same data from the
+"""Device arrays of CuPy, PyTorch, Numba and JAX, read in place: the same bits as the same data from the
 host, through both protocols (CUDA Array Interface 2 and 3, DLPack versioned and unversioned), for
 contiguous, strided and misaligned arrays, after work pending on the producer's stream, and on a
 second GPU. Each library's tests are skipped, with the reason, where it is not installed."""
@@ -67,6 +67,62 @@ def test_numba_arrays_give_the_host_bits(seed, dtype, n):
     d = numba_cuda.to_device(x)
     for v in VERSIONS:
         assert same_bits(cured.sum(d, version=v), expected[v]), v
+
+
+@pytest.fixture
+def jax_x64():
+    """JAX, with 64-bit types on (it makes float64 data float32 otherwise), as it was afterwards."""
+    jax = need("jax")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip(f"JAX has no GPU here ({jax.devices()}): its device arrays cannot be tested")
+    x64 = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    yield jax
+    jax.config.update("jax_enable_x64", x64)
+
+
+def refuse_dlpack(monkeypatch, array):
+    """Makes DLPack's export of `array`'s type fail, so that a call that still asks for it shows."""
+    def refused(*args, **kwargs):
+        raise AssertionError("a computed JAX array was asked for DLPack")
+    monkeypatch.setattr(type(array), "__dlpack__", refused)
+
+
+@pytest.mark.parametrize("n", [1, 4099, 2**20 + 3])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "int64", "uint8", "float16", "float32", "float64"])
+def test_jax_arrays_give_the_host_bits(seed, dtype, n, jax_x64, monkeypatch):
+    """A computed JAX array is read through its CUDA Array Interface (interop.c), not DLPack."""
+    x, expected = host_case(seed, dtype, n)
+    j = jax_x64.device_put(x).block_until_ready()
+    assert j.dtype == x.dtype
+    refuse_dlpack(monkeypatch, j)
+    for v in VERSIONS:
+        assert same_bits(cured.sum(j, version=v), expected[v]), v
+
+
+def test_jax_array_still_being_computed_is_ordered(seed, jax_x64):
+    """A JAX array whose computation is still running goes through DLPack, which orders JAX's work
+    before the sum: cured sums the finished values, not the new buffer's old contents."""
+    n = 8192
+    a = jax_x64.device_put(random_array(seed, np.dtype("float32"), n * n).reshape(n, n))
+    b = jax_x64.device_put(random_array(seed + 1, np.dtype("float32"), n * n).reshape(n, n) / np.float32(n**0.5))
+    products = jax_x64.jit(lambda a, b: a @ b @ b @ b @ b)  # 4.4 TFLOP: milliseconds on any GPU
+    products(a, b).block_until_ready()  # compiled once, before the call that matters
+    y = products(a, b)
+    ready = y.is_ready()
+    got = cured.sum(y)
+    assert not ready, "the computation finished before the call: give it more work"
+    assert same_bits(got, cured.sum(np.asarray(y)))
+
+
+def test_jax_arrays_along_axes_and_transposed(seed, jax_x64, monkeypatch):
+    x = random_array(seed, np.dtype("float32"), 600 * 70).reshape(600, 70)
+    j = jax_x64.device_put(x).block_until_ready()
+    refuse_dlpack(monkeypatch, j)
+    for axis in (0, 1, (0, 1), -1):
+        assert np.array_equal(cured.sum(j, axis=axis), cured.sum(x, axis=axis, device="cpu")), axis
+    t = j.T.block_until_ready()  # a new array in C order: JAX has no transposed views
+    assert np.array_equal(cured.sum(t, axis=0), cured.sum(x.T, axis=0, device="cpu"))
 
 
 class CAI:

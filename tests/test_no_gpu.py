@@ -146,3 +146,61 @@ print("ok")
 """
     result = run("-c", script)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+def test_jax_arrays_once_computed_are_read_through_their_interface():
+    """JAX arrays (interop.c), against a stand-in `jax` module (CI has no JAX): an array whose
+    computation has finished (`is_ready()`) is read through its CUDA Array Interface of version 2,
+    without asking for DLPack; one still being computed, or an object that is no jax.Array but has
+    an is_ready method, goes through DLPack, which orders the producer's work; an error from
+    is_ready() passes through."""
+    script = """
+import sys, types
+import numpy as np
+import cured
+
+asked = []
+jax = types.ModuleType("jax")
+class Array:
+    pass
+jax.Array = Array
+sys.modules["jax"] = jax
+
+class Lookalike:
+    def __init__(self, values, ready):
+        self.values, self.ready = values, ready
+        self.__cuda_array_interface__ = {"version": 2, "shape": values.shape, "typestr": values.dtype.str,
+                                         "data": (0x10000, True)}
+    def is_ready(self):
+        if isinstance(self.ready, Exception):
+            raise self.ready
+        return self.ready
+    def __dlpack_device__(self):
+        asked.append(self.ready)
+        return (2, 0)
+    def __dlpack__(self, stream=None, max_version=None):
+        raise AssertionError("device='cpu' refuses a device array before importing it")
+
+class ArrayImpl(Lookalike, Array):
+    pass
+
+x = np.arange(1, 7, dtype=np.float32)
+for array, dlpack_asked in ((ArrayImpl(x, True), []), (ArrayImpl(x, False), [False]), (Lookalike(x, True), [True])):
+    asked.clear()
+    try:
+        cured.sum(array, device="cpu")
+    except ValueError as error:
+        assert "copy the device array to the host first" in str(error), error
+    else:
+        raise AssertionError("a device array was not refused for device='cpu'")
+    assert asked == dlpack_asked, (type(array).__name__, array.ready, asked)
+try:
+    cured.sum(ArrayImpl(x, RuntimeError("deleted")))
+except RuntimeError as error:
+    assert str(error) == "deleted", error
+else:
+    raise AssertionError("is_ready's error was lost")
+print("ok")
+"""
+    result = run("-c", script)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

@@ -1,8 +1,10 @@
 """Where a waited-for cured.sum of a device array spends its wall time beyond the floor (issue 12):
 every subject timed in turns (batches of 50 calls), medians in microseconds. Subjects: the floor
 (cured._cured.floor, timed in C), cured.sum and cured._cured.sum on an object holding one fixed
-CUDA Array Interface dict (no protocol cost), on a CuPy array and on a PyTorch tensor, CuPy's
-interface dict alone, PyTorch's and CuPy's own calls; and V9's device time (timing=True). The
+CUDA Array Interface dict (no protocol cost), on a CuPy array, on a PyTorch tensor and on a JAX
+array (computed: read through its interface) and the same JAX array offered through DLPack alone (as
+JAX arrays were read before 2026-11-24), CuPy's and JAX's interface dicts and JAX's is_ready() alone,
+PyTorch's and CuPy's own calls; and V9's device time (timing=True). The
 floor and cured.sum(c) are also timed with the runtime's launch instead of the driver's
 (_cured._set_test_driver_launch(False), csrc/kernels/launch.cuh). A probe
 for docs/ and issue 12's notes; it prints, nothing reads it.
@@ -18,6 +20,20 @@ import torch
 
 import cured
 from cured import _cured
+
+
+try:
+    import jax
+    import jax.dlpack
+
+    jax.config.update("jax_enable_x64", True)
+except ImportError:
+    jax = None
+
+
+class DLPackOnly:
+    def __init__(self, array):
+        self.__dlpack__, self.__dlpack_device__ = array.__dlpack__, array.__dlpack_device__
 
 
 class FixedInterface:
@@ -45,6 +61,15 @@ for dtype in ("float32", "float64"):
             "t.sum().item()": lambda: t.sum().item(),
             "float(c.sum())": lambda: float(c.sum()),
         }
+        if jax is not None:
+            j = jax.dlpack.from_dlpack(c).block_until_ready()
+            j_dlpack = DLPackOnly(j)
+            subjects.update({
+                "cured.sum(j)": lambda: cured.sum(j),
+                "cured.sum(j through DLPack)": lambda: cured.sum(j_dlpack),
+                "j.__cai__": lambda: j.__cuda_array_interface__,
+                "j.is_ready()": lambda: j.is_ready(),
+            })
         times = {k: [] for k in subjects}
         device = []
         for _ in range(20):
