@@ -13,7 +13,9 @@ already where the call finds it. Beside them, in the same run:
               synchronous copy of its bytes from pinned host memory to the GPU ("pinned_copy": the
               bus's ceiling for any GPU path that reads host memory).
 The device arrays are one buffer seen through each library (DLPack and the CUDA Array Interface
-share it), filled with standard-normal values on the GPU.
+share it), filled with standard-normal values on the GPU. The subjects compared with each other (the
+floor, cured on each input, PyTorch's and CuPy's calls; the host rows) are timed in turns, one call
+of each in turn, so that a drift of the machine reaches all of them alike.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import contextlib
 import importlib
 import os
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
@@ -72,11 +74,14 @@ def _wall(fn: Callable[[], Any], repeats: int, budget_s: float) -> list[float]:
     return times
 
 
-def _wall_in_turns(fns: dict[str, Callable[[], Any]], repeats: int, budget_s: float) -> dict[str, list[float]]:
+def _wall_in_turns(fns: dict[Any, Callable[[], Any]], repeats: int, budget_s: float,
+                   self_timed: Collection[Any] = ()) -> dict[Any, list[float]]:
     """_wall for several subjects on the same data, one call of each in turn: a drift of the CPU's
     clock or of the machine's load (the lent hosts are virtual machines) then reaches every subject
     alike, where timing them one after another let the first one measured read up to 1.8x slower
-    than the same call measured next (2026-11-22)."""
+    than the same call measured next (2026-11-22; for the device rows, CuPy input at H100 2^12 read
+    16.4 and 15.8 us where a CAI object measured next read 10.6, 2026-11-23). A subject named in
+    `self_timed` times itself: its call returns a list of seconds (the floor, timed in C)."""
     for fn in fns.values():
         for _ in range(WARMUP):
             fn()
@@ -85,6 +90,9 @@ def _wall_in_turns(fns: dict[str, Callable[[], Any]], repeats: int, budget_s: fl
     while len(times[next(iter(fns))]) < repeats and \
             (len(times[next(iter(fns))]) < MIN_REPEATS or time.perf_counter() < deadline):
         for name, fn in fns.items():
+            if name in self_timed:
+                times[name] += fn()
+                continue
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
@@ -162,13 +170,17 @@ def latency(
                     inputs["numba"] = numba_cuda.as_cuda_array(base)
                 inputs = {k: v for k, v in inputs.items() if v is not None}
 
-                row("floor", "device", "wall", _cured.floor(_repeats_within(repeats, budget_s)))
-                for name, x in inputs.items():
-                    row("cured", name, "wall", _wall(lambda x=x: cured_sum(x), repeats, budget_s))
+                # The floor, cured on each input, PyTorch's and CuPy's calls: in turns.
+                subjects: dict[tuple[str, str], Callable[[], Any]] = {("floor", "device"): lambda: _cured.floor(1)}
+                subjects.update({("cured", name): (lambda x=x: cured_sum(x)) for name, x in inputs.items()})
                 if t is not None:
-                    row("torch", "torch", "wall", _wall(lambda: t.sum().item(), repeats, budget_s))
+                    subjects["torch", "torch"] = lambda: t.sum().item()
                 if c is not None:
-                    row("cupy", "cupy", "wall", _wall(lambda: float(c.sum()), repeats, budget_s))
+                    subjects["cupy", "cupy"] = lambda: float(c.sum())
+                timed = _wall_in_turns(subjects, repeats, budget_s, self_timed={("floor", "device")})
+                for (subject, input), times in timed.items():
+                    row(subject, input, "wall", times)
+                # JAX's own sum, 20 times slower than the others, alone: in turns it would set their pace.
                 if jax is not None:
                     import jax.numpy as jnp
 
@@ -229,11 +241,6 @@ def _jax_float64(jax: Any):
         yield
     finally:
         jax.config.update("jax_enable_x64", x64)
-
-
-def _repeats_within(repeats: int, budget_s: float) -> int:
-    """The floor's call count: as many as the others get, about (its calls take some 10 us)."""
-    return max(MIN_REPEATS, min(repeats, int(budget_s / 10e-6)))
 
 
 def latency_tables(rows: Sequence[Row]) -> str:
