@@ -1,6 +1,7 @@
 /* interop.h: device arrays from other libraries, through the CUDA Array Interface (versions 2 and 3:
  * CuPy, Numba, PyTorch, and JAX's arrays once computed) and DLPack (`__dlpack__`/`__dlpack_device__`:
- * JAX, CuPy, PyTorch), and PyTorch's tensors and CuPy's arrays from their own attributes. */
+ * JAX, CuPy, PyTorch), and PyTorch's tensors, CuPy's arrays and Numba's device arrays from their own
+ * attributes. */
 #ifndef CURED_INTEROP_H
 #define CURED_INTEROP_H
 

@@ -69,6 +69,21 @@ def test_numba_arrays_give_the_host_bits(seed, dtype, n):
         assert same_bits(cured.sum(d, version=v), expected[v]), v
 
 
+def test_numba_arrays_strided_and_on_their_stream(seed):
+    """Numba arrays are read from their attributes (interop.c): views of every kind of stride, and
+    an array bound to a stream of its own, whose copy to the device is still queued there when the
+    sum, on that stream, starts."""
+    numba_cuda = need("numba.cuda")
+    x = random_array(seed, np.dtype("float32"), 1000 * 1001)
+    stream = numba_cuda.stream()
+    d = numba_cuda.to_device(x, stream=stream)
+    m, dm = x.reshape(1000, 1001), d.reshape(1000, 1001)
+    for got, host in [(d, x), (d[::7], x[::7]), (d[::-1], x[::-1]), (dm[:, 3:900:2], m[:, 3:900:2]),
+                      (dm.T, m.T), (d[5:6], x[5:6]), (d[:0], x[:0])]:
+        for v in (3, 9, "cub"):
+            assert same_bits(cured.sum(got, version=v), cured.sum(host, version=v)), (got.shape, got.strides, v)
+
+
 @pytest.fixture
 def jax_x64():
     """JAX, with 64-bit types on (it makes float64 data float32 otherwise), as it was afterwards."""

@@ -204,3 +204,69 @@ print("ok")
 """
     result = run("-c", script)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+def test_numba_arrays_are_read_from_their_attributes():
+    """Numba's device arrays (interop.c), against a stand-in numba module (CI has no Numba): a
+    DeviceNDArray is read from shape, strides, dtype, stream and gpu_data, never asking for its
+    interface (refused for device='cpu' as a device array, its dtype checked before any CUDA call);
+    a subclass, or one whose dtype is not NumPy's, goes through its interface; a stream that is
+    neither 0 nor convertible to int is an error from the stream's own int()."""
+    script = """
+import sys, types
+import numpy as np
+import cured
+
+interface_asked = []
+class Pointer:
+    def __init__(self, value): self.value = value
+class MemoryPointer:
+    device_ctypes_pointer = Pointer(0x10000)
+
+class DeviceNDArray:
+    def __init__(self, values, stream=0, dtype=None):
+        self.values, self.stream = values, stream
+        self.shape, self.strides, self.dtype = values.shape, values.strides, dtype or values.dtype
+        self.gpu_data = MemoryPointer()
+    @property
+    def __cuda_array_interface__(self):
+        interface_asked.append(type(self).__name__)
+        return {"version": 3, "shape": self.shape, "typestr": self.values.dtype.str, "data": (0x10000, False),
+                "stream": None}
+
+class MappedNDArray(DeviceNDArray):
+    pass
+
+class Stream:
+    def __int__(self): raise RuntimeError("no handle")
+
+module = types.ModuleType("numba.cuda.cudadrv.devicearray")
+module.DeviceNDArray = DeviceNDArray
+sys.modules["numba.cuda.cudadrv.devicearray"] = module
+x = np.arange(1, 7, dtype=np.float32)
+for array, asked in ((DeviceNDArray(x), []), (DeviceNDArray(x.reshape(2, 3)[:, ::2]), []),
+                     (MappedNDArray(x), ["MappedNDArray"]), (DeviceNDArray(x, dtype="float32"), ["DeviceNDArray"])):
+    interface_asked.clear()
+    try:
+        cured.sum(array, device="cpu")
+    except ValueError as error:
+        assert "copy the device array to the host first" in str(error), error
+    else:
+        raise AssertionError("a device array was not refused for device='cpu'")
+    assert interface_asked == asked, (type(array).__name__, interface_asked)
+try:
+    cured.sum(DeviceNDArray(x), dtype=np.dtype("float64"), version="cub")
+except TypeError as error:
+    assert "sums float32 with NumPy's default accumulator only" in str(error), error
+else:
+    raise AssertionError("not refused")
+try:
+    cured.sum(DeviceNDArray(x, stream=Stream()), device="cpu")
+except RuntimeError as error:
+    assert str(error) == "no handle", error
+else:
+    raise AssertionError("the stream's error was lost")
+print("ok")
+"""
+    result = run("-c", script)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

@@ -3,7 +3,8 @@ every subject timed in turns (batches of 50 calls), medians in microseconds. Sub
 (cured._cured.floor, timed in C), cured.sum and cured._cured.sum on an object holding one fixed
 CUDA Array Interface dict (no protocol cost), on a CuPy array, on a PyTorch tensor and on a JAX
 array (computed: read through its interface) and the same JAX array offered through DLPack alone (as
-JAX arrays were read before 2026-11-24), CuPy's and JAX's interface dicts and JAX's is_ready() alone,
+JAX arrays were read before 2026-11-23 14:00 UTC), on a Numba array (read from its attributes), CuPy's,
+JAX's and Numba's interface dicts and JAX's is_ready() alone,
 PyTorch's and CuPy's own calls; and V9's device time (timing=True). The
 floor and cured.sum(c) are also timed with the runtime's launch instead of the driver's
 (_cured._set_test_driver_launch(False), csrc/kernels/launch.cuh). A probe
@@ -22,6 +23,10 @@ import cured
 from cured import _cured
 
 
+try:
+    from numba import cuda as numba_cuda
+except ImportError:
+    numba_cuda = None
 try:
     import jax
     import jax.dlpack
@@ -61,6 +66,12 @@ for dtype in ("float32", "float64"):
             "t.sum().item()": lambda: t.sum().item(),
             "float(c.sum())": lambda: float(c.sum()),
         }
+        if numba_cuda is not None:
+            nb = numba_cuda.as_cuda_array(c)
+            subjects.update({
+                "cured.sum(numba)": lambda: cured.sum(nb),
+                "numba.__cai__": lambda: nb.__cuda_array_interface__,
+            })
         if jax is not None:
             j = jax.dlpack.from_dlpack(c).block_until_ready()
             j_dlpack = DLPackOnly(j)
