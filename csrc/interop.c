@@ -385,6 +385,32 @@ static void set_known_place(device_array *array, long index, void *stream_addres
     array->producer = stream_address != NULL ? (cudaStream_t)stream_address : cudaStreamLegacy;
 }
 
+/* *type, the type `name` of the module sys.modules[names[module]], once that is imported: 1; 0 while
+ * it is not, or where it has no such type (*missing is then set and it is not looked for again); -1
+ * with an exception set. */
+static int library_type(int module, const char *name, PyObject **type, int *missing) {
+    if (*type != NULL) return 1;
+    if (*missing) return 0;
+    PyObject *library = PyImport_GetModule(names[module]);
+    if (library == NULL) return PyErr_Occurred() ? -1 : 0;
+    PyObject *found = PyObject_GetAttrString(library, name);
+    Py_DECREF(library);
+    if (found == NULL || !PyType_Check(found)) {
+        Py_XDECREF(found);
+        PyErr_Clear();
+        *missing = 1;
+        return 0;
+    }
+    *type = found; /* kept for the process's life, as the library's module is */
+    return 1;
+}
+
+/* Whether dtype is a NumPy dtype in native byte order, what the readers of a library's own
+ * attributes take (anything else is left to the protocols and their errors). */
+static int native_descr(PyObject *dtype) {
+    return PyArray_DescrCheck(dtype) && PyDataType_ISNOTSWAPPED((PyArray_Descr *)dtype);
+}
+
 /* ---- PyTorch tensors ------------------------------------------------------------------------ */
 
 /* A CUDA tensor is read from its own attributes: PyTorch's DLPack export orders its work through
@@ -579,7 +605,7 @@ static int read_cupy(PyObject *obj, device_array *array) {
     PyObject *size = NULL, *data = NULL, *ptr = NULL, *device = NULL, *stream = NULL, *stream_ptr = NULL;
     PyObject *dtype = attr(obj, NAME_DTYPE);
     if (dtype == NULL) return -1;
-    if (!PyArray_DescrCheck(dtype) || !PyDataType_ISNOTSWAPPED((PyArray_Descr *)dtype)) {
+    if (!native_descr(dtype)) {
         result = 0; /* not CuPy's own: the protocols say what it is */
         goto done;
     }
@@ -624,30 +650,11 @@ done:
 
 static PyObject *numba_array; /* numba.cuda.cudadrv.devicearray.DeviceNDArray */
 
-/* numba_array once Numba's device arrays are imported: 1; 0 while they are not (or lack the type);
- * -1 with an exception set. */
-static int numba_found(void) {
-    static int missing = 0;
-    if (numba_array != NULL) return 1;
-    if (missing) return 0;
-    PyObject *module = PyImport_GetModule(names[NAME_NUMBA_ARRAYS]);
-    if (module == NULL) return PyErr_Occurred() ? -1 : 0;
-    PyObject *type = PyObject_GetAttrString(module, "DeviceNDArray");
-    Py_DECREF(module);
-    if (type == NULL || !PyType_Check(type)) {
-        Py_XDECREF(type);
-        PyErr_Clear();
-        missing = 1;
-        return 0;
-    }
-    numba_array = type; /* kept for the process's life, as Numba's module is */
-    return 1;
-}
-
 /* A numba.cuda DeviceNDArray into *array: 1; 0 when it is another object or an array left to the
  * protocols (see above); -1 with an exception set. */
 static int read_numba(PyObject *obj, device_array *array) {
-    const int found = numba_found();
+    static int missing = 0;
+    const int found = library_type(NAME_NUMBA_ARRAYS, "DeviceNDArray", &numba_array, &missing);
     if (found <= 0) return found;
     if ((PyObject *)Py_TYPE(obj) != numba_array) return 0;
     int64_t shape[MAX_PROTOCOL_DIMS], strides[MAX_PROTOCOL_DIMS];
@@ -655,7 +662,7 @@ static int read_numba(PyObject *obj, device_array *array) {
     PyObject *shape_obj = NULL, *strides_obj = NULL, *stream = NULL, *gpu_data = NULL, *pointer = NULL, *value = NULL;
     PyObject *dtype = attr(obj, NAME_DTYPE);
     if (dtype == NULL) return -1;
-    if (!PyArray_DescrCheck(dtype) || !PyDataType_ISNOTSWAPPED((PyArray_Descr *)dtype)) {
+    if (!native_descr(dtype)) {
         result = 0; /* the protocols say what it is */
         goto done;
     }
@@ -708,31 +715,13 @@ done:
  * not on a CUDA device, or not laid out in C order; those go through DLPack too. The array is JAX's
  * own (a subtype of jax.Array, which tracers are not), not anything with an is_ready method. */
 
-static PyObject *jax_array; /* jax.Array, the base type of JAX's arrays */
-
-/* jax_array from JAX once it is imported: 1; 0 while it is not (or where jax.Array is not a type,
- * as in JAX before 0.4.14, whose arrays then go through DLPack); -1 with an exception set. */
-static int jax_found(void) {
-    static int missing = 0;
-    if (jax_array != NULL) return 1;
-    if (missing) return 0;
-    PyObject *jax = PyImport_GetModule(names[NAME_JAX]);
-    if (jax == NULL) return PyErr_Occurred() ? -1 : 0;
-    PyObject *array = PyObject_GetAttrString(jax, "Array");
-    Py_DECREF(jax);
-    if (array == NULL || !PyType_Check(array)) {
-        Py_XDECREF(array);
-        PyErr_Clear();
-        missing = 1;
-        return 0;
-    }
-    jax_array = array; /* kept for the process's life, as JAX's module is */
-    return 1;
-}
+static PyObject *jax_array; /* jax.Array, the base type of JAX's arrays (where it is not a type, as in
+                            * older JAX, they go through DLPack) */
 
 /* Whether obj is a JAX array whose computation has finished: 1, 0, or -1 with an exception set. */
 static int jax_array_ready(PyObject *obj) {
-    const int found = jax_found();
+    static int missing = 0;
+    const int found = library_type(NAME_JAX, "Array", &jax_array, &missing);
     if (found <= 0) return found;
     if (!PyType_IsSubtype(Py_TYPE(obj), (PyTypeObject *)jax_array)) return 0;
     PyObject *ready = method(obj, NAME_IS_READY);
