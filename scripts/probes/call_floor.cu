@@ -161,6 +161,9 @@ int main() {
         {"group8_sync", [&] { next_tag(); group_kernel<<<1, 1024, 0, s>>>(in, n_max, 8, mapped, tag); CK(cudaGetLastError()); sync_wait(tag + n_max); }},
         {"cluster8_sync", [&] { next_tag(); cluster_kernel<<<8, T, 0, s>>>(in, n_max, mapped, tag); CK(cudaGetLastError()); sync_wait(tag + n_max); }},
         {"ticket8_poll", [&] { next_tag(); ticket_kernel<false><<<8, T, 0, s>>>(in, n_max, partials, ticket, mapped, tag); CK(cudaGetLastError()); poll_wait(tag + n_max); }},
+        {"tile2^13_poll", [&] { next_tag(); tile_kernel<<<1, T, 0, s>>>(in, TILE, mapped, tag); CK(cudaGetLastError()); poll_wait(tag + TILE); }},
+        {"group8_poll", [&] { next_tag(); group_kernel<<<1, 1024, 0, s>>>(in, n_max, 8, mapped, tag); CK(cudaGetLastError()); poll_wait(tag + n_max); }},
+        {"cluster8_poll", [&] { next_tag(); cluster_kernel<<<8, T, 0, s>>>(in, n_max, mapped, tag); CK(cudaGetLastError()); poll_wait(tag + n_max); }},
         {"ticket8_poll_fence", [&] { next_tag(); ticket_kernel<true><<<8, T, 0, s>>>(in, n_max, partials, ticket, mapped, tag); CK(cudaGetLastError()); poll_wait(tag + n_max); }},
         {"tile2^10_poll_cuLaunch", [&] { next_tag(); long n = 1024; void *args[] = {&in, &n, &mapped, &tag}; CK((cudaError_t)cuLaunchKernel(tile_function, 1, 1, 1, T, 1, 1, 0, (CUstream)s, args, nullptr)); poll_wait(tag + 1024); }},
     };
