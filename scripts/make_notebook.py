@@ -258,16 +258,18 @@ code(r"""
 fig, axes = plt.subplots(1, len(COMMITTED), figsize=(8 * len(COMMITTED), 5.2), squeeze=False)
 for ax, (name, (header, committed_rows, path)) in zip(axes[0], COMMITTED.items()):
     wall = results.select(committed_rows, measure="wall", dtype="float32")
+    dates = set()  # the wall rows' own record, which a --latency record replaces apart from the file's others
     for subject, input, label, style in [("floor", "device", "floor (C)", ":"), ("cured", "cupy", "cured.sum(cupy)", "-"),
                                          ("cured", "torch", "cured.sum(torch)", "-"), ("torch", "torch", "t.sum().item()", "--"),
                                          ("cupy", "cupy", "float(c.sum())", "--")]:
         line = sorted(results.select(wall, subject=subject, input=input), key=lambda r: r.n)
+        dates.update(r.date for r in line)
         ax.plot([r.n for r in line], [r.median * 1e6 for r in line], linestyle=style, marker="o", markersize=3, label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("elements (float32)")
     ax.set_ylabel("wall time of one call (us)")
-    ax.set_title(f"{name}, {header['date']}")
+    ax.set_title(f"{name}, {' / '.join(sorted(dates))}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
 fig.tight_layout()
