@@ -147,6 +147,11 @@ cured_cuda_status cured_axis_cub_rows(const cured_axis_fold *fold, cured_dtype i
  * or -1 when memory for the intermediate sums could not be had. */
 int cured_cpu_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *in, void *out);
 
+/* The same bits at speed (cpu_axis.c): rows added into blocks of columns' sums, no dtype switch an
+ * element, the pool's threads. Returns 0, or -1 when memory for the intermediate sums could not be had. */
+int cured_cpu_axis_sum_fast(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *in,
+                            void *out);
+
 /* kernels/v9_axis.cu: one step's launch, reading `in` (step's input dtype) into `out` (acc). */
 cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype, cured_acc acc, const void *in,
                               void *out, cudaStream_t stream);

@@ -398,8 +398,13 @@ int cured_cpu_tiles_sum(const cured_version *v, cured_dtype in_dtype, cured_acc 
                         void *out);
 
 /* For tests: cured_cpu_tiles_sum on this many threads (0: as many as the input's size warrants, up
- * to the CPUs), and with `plain`, the portable C chains instead of the CPU's SIMD ones. */
+ * to the CPUs), and with `plain`, the portable C chains instead of the CPU's SIMD ones. The CPU sum
+ * along axes (cpu_axis.c) takes the same number of threads. */
 void cured_set_cpu_tiles(int threads, int plain);
+
+/* The threads a CPU sum over `bytes` of input takes (cpu_tiles.c): 1 below 2 MiB (waking the pool
+ * costs more), then one a 256 KiB up to the CPUs, or what cured_set_cpu_tiles forced. */
+int cured_cpu_threads_for(int64_t bytes);
 
 /* Device set-up shared by every GPU entry point, done once a device and process: checks that a
  * device is there and gives the current device's memory pool a release threshold that keeps freed

@@ -782,7 +782,8 @@ static int exact_plan_of(const axes_arg *axes, const cured_axis_fold *fold, int 
 }
 
 static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) {
-    static char *keywords[] = {"a", "shape", "reduce", "acc", "device", "out", "result", "initial", "cub", "exact", NULL};
+    static char *keywords[] = {"a",       "shape", "reduce", "acc",   "device", "out",
+                               "result",  "initial", "cub",  "exact", "model",  NULL};
     PyObject *input, *shape_obj, *reduce_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
     PyArray_Descr *acc_descr = NULL, *result_descr = NULL;
     PyArrayObject *host = NULL, *results = NULL;
@@ -793,17 +794,22 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     int64_t n;
     int previous = -1;
     cured_cuda_status status = cured_ok;
-    int cub = 0, exact = 0;
+    int cub = 0, exact = 0, model = 0;
     exact_axes exact_plan;
     memset(&array, 0, sizeof array);
     memset(&out, 0, sizeof out);
-    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&Opp:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&Oppp:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
                                      PyArray_DescrConverter, &acc_descr, &device, &out_obj, PyArray_DescrConverter2,
-                                     &result_descr, &initial_obj, &cub, &exact))
+                                     &result_descr, &initial_obj, &cub, &exact, &model))
         return NULL;
     const int where = parse_place(device);
-    const int on_gpu = where != PLACE_CPU; /* "auto" sums along axes on the GPU */
     if (where < 0) goto done;
+    /* "auto": device arrays on their GPU; host arrays on the CPU (cpu_axis.c, the GPU's bits), whose
+     * GPU path is bound by its copy of pageable memory (4.3 to 6.9 GB/s on the H100's host,
+     * scripts/probes/host_register.cu): on the H200's 16-CPU host the CPU summed the probe's shapes
+     * 2.6 to 10 times faster than the GPU path, 3.6 to 6.7 times at 64 x 64 (scripts/probes/axis_host.py,
+     * 2026-11-23 16:11 UTC). CUB's reference rows run on the GPU only. */
+    int on_gpu = where == PLACE_GPU || (where == PLACE_AUTO && cub);
     if (cub && !on_gpu) {
         PyErr_SetString(PyExc_ValueError, "cured.sum: version='cub' runs on the GPU only: CUB's summation order depends "
                                           "on the GPU, so it has no CPU order model");
@@ -820,6 +826,11 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     PyArray_Descr *acc_out = PyArray_DescrFromType(npy_type_of((cured_dtype)acc_dtype));
     const int found = device_array_find(input, &array);
     if (found < 0) {
+        Py_DECREF(acc_out);
+        goto done;
+    }
+    if (found && where == PLACE_AUTO) on_gpu = 1;
+    if (!found && where == PLACE_AUTO && !on_gpu && check_a_gpu(module) < 0) {
         Py_DECREF(acc_out);
         goto done;
     }
@@ -962,7 +973,8 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         if (!on_gpu) {
             int failed;
             Py_BEGIN_ALLOW_THREADS
-            failed = cured_cpu_axis_sum(&fold, (cured_dtype)in_dtype, acc, data, sums);
+            failed = model ? cured_cpu_axis_sum(&fold, (cured_dtype)in_dtype, acc, data, sums)
+                           : cured_cpu_axis_sum_fast(&fold, (cured_dtype)in_dtype, acc, data, sums);
             Py_END_ALLOW_THREADS
             if (failed) {
                 PyErr_NoMemory();
@@ -1446,11 +1458,12 @@ static PyMethodDef methods[] = {
      "model_sum(a, version, dtype=None)\n--\n\nThe scalar CPU order model of `version` on host array `a`: the "
      "reference the GPU kernels and the fast CPU path are tested against."},
     {"sum_axes", (PyCFunction)(void (*)(void))py_sum_axes, METH_VARARGS | METH_KEYWORDS,
-     "sum_axes(a, shape, reduce, acc, device='auto', out=None, result=None, initial=None, cub=False, exact=False)\n--\n\n"
+     "sum_axes(a, shape, reduce, acc, device='auto', out=None, result=None, initial=None, cub=False, exact=False, "
+     "model=False)\n--\n\n"
      "Sums `a` (shape `shape`, C order; a host or device array) along the axes where `reduce` is true, in "
      "accumulator `acc` (int64, uint64, float32 or float64) with the default version's axis kernels "
-     "(kernels/v9_axis.cu; with cub, CUB's segmented reduction over rows) on the GPU ('auto' and 'gpu'), or their "
-     "CPU order model ('cpu'). Returns the accumulators, flat, in C order of the kept axes; "
+     "(kernels/v9_axis.cu; with cub, CUB's segmented reduction over rows) on the GPU ('auto' and 'gpu'), or on the "
+     "CPU with the same bits ('cpu': csrc/cpu_axis.c; with model, for tests, the scalar order model). Returns the accumulators, flat, in C order of the kept axes; "
      "or writes them into the device array out= (C-contiguous, dtype `result`), initial (8 bytes of `acc`) added, "
      "queued without a host wait, and returns it. With exact (a device array; acc float64, result a float dtype), V10 "
      "along axes (kernels/v10_axis.cu): each output rounded once into `result`, as float64. cured.sum is the "

@@ -119,12 +119,15 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     device : {"auto", "gpu", "cpu"}
         "gpu" runs the kernel on the current CUDA device (a device array's own). "cpu" sums a host
         array on the CPU in the version's order, so the GPU's bits: V9 with SIMD on every CPU thread
-        (csrc/cpu_tiles.c), the other versions with their scalar order model. "auto" (the default)
+        (csrc/cpu_tiles.c), along axes whole rows at a time on the CPU's threads (csrc/cpu_axis.c),
+        the other versions with their scalar order model. "auto" (the default)
         sums device arrays on their GPU, and host arrays where it is faster: V9's sums of every
         element on the CPU, at every size where this process may use 8 CPUs or more, else up to 64
         MiB; the rest on the GPU (README "Host arrays" has the measurements). It needs a GPU either
         way (as "gpu", it raises CudaError without one: the same call gives the same answer, or
-        error, whatever the input's size or the machine's CPUs); sums along axes run on the GPU.
+        error, whatever the input's size or the machine's CPUs). Along axes, "auto" sums host arrays
+        on the CPU (the GPU path's copy of pageable memory is slower) and device arrays on their GPU;
+        version="cub" runs on the GPU.
     timing : bool
         For a sum of every element: return TimedSum(value, SumTiming(h2d_s, reduce_s, d2h_s,
         total_s, device)), the device time of each stage (CUDA events; on the CPU, its host time),

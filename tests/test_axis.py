@@ -184,6 +184,41 @@ def test_fold_order_is_the_shape_s(seed):
     assert np.array_equal(cured.sum(y, axis=2, device="cpu").ravel(), cured.sum(y.reshape(5, 9000), axis=1, device="cpu"))
 
 
+# Beyond the shapes above: several blocks of 1024 columns, strands (columns narrower than 32 vectors),
+# rows of several segments, and enough bytes for several threads.
+FAST_SHAPES = [(3000, 700), (3000, 2), (3000, 16), (3000, 100), (40, 2500), (5, 3000, 7), (2, 2**17 + 3),
+               (2**17 + 3, 2), (16, 2**14, 3), (300, 4100)]
+
+
+def model_pairs():
+    """(input dtype, accumulator) pairs sum_axes takes: NumPy's own, and each input into the others
+    it allows (floats only into floats)."""
+    for dtype in ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
+                  "float32", "float64"]:
+        kind = np.dtype(dtype).kind
+        for acc in (["float32", "float64"] if kind == "f" else ["int64", "uint64", "float32", "float64"]):
+            yield dtype, acc
+
+
+@pytest.mark.parametrize("dtype, acc", list(model_pairs()), ids=str)
+@pytest.mark.parametrize("threads", [0, 1, 3])
+def test_cpu_sum_along_axes_has_the_models_bits(seed, dtype, acc, threads):
+    """device="cpu" along axes (csrc/cpu_axis.c: whole rows into blocks of columns' sums, the pool's
+    threads) against the scalar order model the GPU's kernels are tested against, bit for bit."""
+    try:
+        cured._cured._set_cpu_tiles(threads, False)
+        for shape in SHAPES + LONG_SHAPES + ROW_SHAPES + FAST_SHAPES:
+            x = rand(seed + len(shape), shape, dtype)
+            for axis in all_axes(len(shape)) if len(shape) <= 3 else (1, (0, 2), (1, 3), -1):
+                axes = (axis,) if isinstance(axis, int) else tuple(range(len(shape))) if axis is None else axis
+                reduce = tuple(d in {a % len(shape) for a in axes} for d in range(len(shape)))
+                got, want = (cured._cured.sum_axes(x, shape, reduce, np.dtype(acc), "cpu", model=model)
+                             for model in (False, True))
+                assert got.dtype == want.dtype and np.array_equal(bits(got), bits(want)), (shape, axis)
+    finally:
+        cured._cured._set_cpu_tiles(0, False)
+
+
 # ---- on the GPU ------------------------------------------------------------------------------------
 
 def bits(a):
@@ -207,7 +242,7 @@ def test_gpu_bits_equal_the_cpu_model(seed, shape, dtype, acc):
     x = rand(seed, shape, dtype)
     for axis in all_axes(len(shape)) if len(shape) <= 3 else (1, (0, 2), (1, 3), -1):
         want = cured.sum(x, axis=axis, dtype=acc, device="cpu")
-        got = cured.sum(x, axis=axis, dtype=acc)
+        got = cured.sum(x, axis=axis, dtype=acc, device="gpu")
         assert np.shape(got) == np.shape(want) and np.array_equal(bits(got), bits(want)), (axis, got, want)
 
 
@@ -220,7 +255,7 @@ def test_gpu_grid_does_not_change_the_bits(seed, shape):
         for blocks in (1, 3, 1000):
             cured._cured._set_test_launch(blocks, 0)
             for axis in (0, 1):
-                assert np.array_equal(bits(cured.sum(x, axis=axis)), bits(expected[axis])), (blocks, axis)
+                assert np.array_equal(bits(cured.sum(x, axis=axis, device="gpu")), bits(expected[axis])), (blocks, axis)
     finally:
         cured._cured._set_test_launch(0, 0)
 
@@ -287,7 +322,7 @@ def test_gpu_zero_length_extents(shape, axis):
         x = np.ones(shape, dtype)  # no element
         want = np.sum(x, axis=axis)
         for given in (x, cp.asarray(x)):
-            got = cured.sum(given, axis=axis)
+            got = cured.sum(given, axis=axis, device="gpu")
             assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(bits(got), bits(want))
         out = cp.full(want.shape, 7, want.dtype)
         cured.sum(cp.asarray(x), axis=axis, out=out)
@@ -318,6 +353,24 @@ def test_gpu_device_out(seed):
         cured.sum(d, axis=0, out=cp.zeros(600, cp.float32)[::2])
     with pytest.raises(TypeError, match="casts each element"):
         cured.sum(d, axis=0, dtype=np.int32)
+
+
+@pytest.mark.gpu
+def test_gpu_auto_sums_host_arrays_along_axes_on_the_cpu(seed):
+    """device="auto" along axes: a host array on the CPU (no CUDA call counted by the fault hook),
+    a device array on its GPU; CUB's reference rows on the GPU whatever the input."""
+    cp = pytest.importorskip("cupy")
+    x = rand(seed, (300, 70), "float32")
+    want = cured.sum(x, axis=0, device="cpu")
+    cured.sum(x, axis=0)  # device="auto" checks once a process that there is a GPU
+    cases = [(x, 0, 9, "auto", False), (x, 0, 9, "gpu", True), (x, 1, "cub", "auto", True),
+             (cp.asarray(x), 0, 9, "auto", True)]
+    for given, axis, version, device, on_gpu in cases:
+        cured._cured._fault(0, 1)  # counts the CUDA calls from here, failing none
+        got = cured.sum(given, axis=axis, version=version, device=device)
+        assert (cured._cured._fault_state()["calls"] > 0) == on_gpu, (type(given), version, device)
+        if version == 9:
+            assert np.array_equal(bits(got), bits(want))
 
 
 @pytest.mark.gpu

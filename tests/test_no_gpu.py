@@ -19,7 +19,11 @@ def test_gpu_calls_raise_cuda_error():
     script = """
 import cured
 assert cured.device_count() == 0
-for call in (lambda: cured.sum([1, 2, 3]), cured.device_info, cured._cured.memory_in_use):
+import numpy as np
+grid = np.arange(12.0).reshape(3, 4)
+# device="auto" needs a GPU wherever it would sum, host arrays along axes (summed on the CPU) too.
+for call in (lambda: cured.sum([1, 2, 3]), lambda: cured.sum(grid, axis=0), cured.device_info,
+             cured._cured.memory_in_use):
     try:
         call()
     except cured.CudaError as error:
@@ -28,6 +32,7 @@ for call in (lambda: cured.sum([1, 2, 3]), cured.device_info, cured._cured.memor
     else:
         raise AssertionError("no CudaError")
 assert cured.sum([1, 2, 3], device="cpu") == 6   # the CPU model still works
+assert np.array_equal(cured.sum(grid, axis=0, device="cpu"), [12.0, 15.0, 18.0, 21.0])
 print("ok")
 """
     result = run("-c", script)

@@ -1,0 +1,130 @@
+/* cpu_axis_step.h: one step of a sum along axes (axis.h) on the CPU at speed, for the accumulator
+ * type ACC_T (ACC_NAME), included by cpu_axis.c once per accumulator. Each output gets the
+ * additions of the order model (cpu_model_axis.h) in the model's order; what is free is how the
+ * independent chains are interleaved: a column step adds whole rows into a block of columns' sums at
+ * once (one chain a column, so the compiler's vector adds keep each column's order), and a row step
+ * takes the lanes' chunks a round at a time from a contiguous run, with no dtype switch an element.
+ * Zeros past the end of a row are added where the model leaves them out: adding +0 never changes a
+ * sum that started from +0 (no sum that starts from +0 becomes -0 under rounding to nearest). */
+#define AXC_(a, b) a##_##b
+#define AXC(a, b) AXC_(a, b)
+#define CONVERT AXC(axis_convert, ACC_NAME)
+#define TREE AXC(axis_tree, ACC_NAME)
+#define ROW_ITEM AXC(axis_row_item, ACC_NAME)
+#define COLUMN_ITEM AXC(axis_column_item, ACC_NAME)
+#define ITEMS AXC(axis_items, ACC_NAME)
+
+/* in[first, first + count) of `dtype`, each converted to the accumulator as the model's loads do
+ * (C's conversions), into buf. */
+static void CONVERT(const void *in, cured_dtype dtype, int64_t first, int64_t count, ACC_T *buf) {
+#define RUN(T, EXPR)                                                        \
+    do {                                                                    \
+        const T *p = (const T *)in + first;                                 \
+        for (int64_t k = 0; k < count; ++k) buf[k] = (ACC_T)(EXPR);         \
+    } while (0)
+    switch (dtype) {
+    case CURED_BOOL: RUN(uint8_t, p[k] != 0); break;
+    case CURED_INT8: RUN(int8_t, p[k]); break;
+    case CURED_INT16: RUN(int16_t, p[k]); break;
+    case CURED_INT32: RUN(int32_t, p[k]); break;
+    case CURED_INT64: RUN(int64_t, p[k]); break;
+    case CURED_UINT8: RUN(uint8_t, p[k]); break;
+    case CURED_UINT16: RUN(uint16_t, p[k]); break;
+    case CURED_UINT32: RUN(uint32_t, p[k]); break;
+    case CURED_UINT64: RUN(uint64_t, p[k]); break;
+    case CURED_FLOAT16: RUN(uint16_t, cured_half_to_float(p[k])); break;
+    case CURED_FLOAT32: RUN(float, p[k]); break;
+    case CURED_FLOAT64: RUN(double, p[k]); break;
+    case CURED_NUM_DTYPES: break;
+    }
+#undef RUN
+}
+
+/* The SEQUENTIAL tree over `count` (a power of two) sums of `width` columns each, s[l * width + i]:
+ * s[i] becomes column i's sum. */
+static void TREE(ACC_T *s, int count, int64_t width) {
+    for (int offset = count / 2; offset > 0; offset /= 2)
+        for (int l = 0; l < offset; ++l)
+            for (int64_t i = 0; i < width; ++i) s[(int64_t)l * width + i] += s[(int64_t)(l + offset) * width + i];
+}
+
+/* Rows: segment `seg` of row `o` into out[o * segments + seg]. Lane g adds chunks g, g + G, ... of
+ * the segment; a round is the G chunks the lanes add next, read from the input where it is already
+ * the accumulator's type and whole, else converted (and padded with zeros) into buf. */
+static void ROW_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype, int direct, int64_t o, int64_t seg,
+                     ACC_T *out) {
+    const int64_t V = s->vector, G = s->lanes, R = s->reduced, round = G * V;
+    const int64_t first = seg * s->segment;
+    const int64_t last = first + s->segment < s->chunks ? first + s->segment : s->chunks;
+    ACC_T part[CURED_AXIS_ROW_LANES] = {0};
+    ACC_T buf[CURED_AXIS_ROW_LANES * CURED_VECTOR_BYTES]; /* G x V elements, V <= 16 */
+    for (int64_t c = first; c < last; c += G) {          /* a segment is a whole number of rounds but the row's last */
+        const int64_t at = c * V, have = R - at < round ? R - at : round;
+        const ACC_T *src = buf;
+        if (direct && have == round) {
+            src = (const ACC_T *)in + o * R + at;
+        } else {
+            CONVERT(in, dtype, o * R + at, have, buf);
+            for (int64_t k = have; k < round; ++k) buf[k] = (ACC_T)0;
+        }
+        for (int64_t g = 0; g < G; ++g) {
+            ACC_T sum = part[g];
+            for (int64_t j = 0; j < V; ++j) sum += src[g * V + j];
+            part[g] = sum;
+        }
+    }
+    TREE(part, (int)G, 1);
+    out[o * s->segments + seg] = part[0];
+}
+
+/* Columns: columns [i0, i0 + width) of segment `seg` of block `o` into out[(o * segments + seg) * I
+ * + i0 ...]. Strand p adds rows p, p + P, ... of the segment into its sums of the block's columns,
+ * a whole row at a time; then the strands' SEQUENTIAL tree. One strand adds straight into out. */
+static void COLUMN_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype, int direct, int64_t o,
+                        int64_t seg, int64_t i0, int64_t width, ACC_T *out) {
+    const int64_t R = s->reduced, I = s->inner, P = s->strands;
+    const int64_t first = seg * s->segment, last = first + s->segment < R ? first + s->segment : R;
+    ACC_T strands[STRAND_SUMS]; /* P x width <= 32 x V <= STRAND_SUMS where P > 1 */
+    ACC_T buf[COLUMN_BLOCK];
+    ACC_T *const sums = P == 1 ? out + (o * s->segments + seg) * I + i0 : strands;
+    for (int64_t k = 0; k < P * width; ++k) sums[k] = (ACC_T)0;
+    for (int64_t r = first; r < last; ++r) {
+        const int64_t at = (o * R + r) * I + i0;
+        const ACC_T *src = buf;
+        if (direct) src = (const ACC_T *)in + at;
+        else CONVERT(in, dtype, at, width, buf);
+        ACC_T *const sum = sums + ((r - first) % P) * width;
+        for (int64_t i = 0; i < width; ++i) sum[i] += src[i];
+    }
+    if (P > 1) {
+        TREE(strands, (int)P, width);
+        memcpy(out + (o * s->segments + seg) * I + i0, strands, (size_t)width * sizeof(ACC_T));
+    }
+}
+
+/* Work items [begin, end) of a step (cpu_axis.c numbers them: rows by (o, seg), columns by (o, seg,
+ * block of COLUMN_BLOCK columns)). */
+static void ITEMS(const cured_axis_step *s, const void *in, cured_dtype dtype, int direct, void *out_, int64_t begin,
+                  int64_t end) {
+    ACC_T *const out = (ACC_T *)out_;
+    if (s->inner == 1) {
+        for (int64_t item = begin; item < end; ++item)
+            ROW_ITEM(s, in, dtype, direct, item / s->segments, item % s->segments, out);
+        return;
+    }
+    const int64_t blocks = (s->inner + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
+    for (int64_t item = begin; item < end; ++item) {
+        const int64_t block = item % blocks, rest = item / blocks;
+        const int64_t i0 = block * COLUMN_BLOCK;
+        const int64_t width = s->inner - i0 < COLUMN_BLOCK ? s->inner - i0 : COLUMN_BLOCK;
+        COLUMN_ITEM(s, in, dtype, direct, rest / s->segments, rest % s->segments, i0, width, out);
+    }
+}
+
+#undef AXC_
+#undef AXC
+#undef CONVERT
+#undef TREE
+#undef ROW_ITEM
+#undef COLUMN_ITEM
+#undef ITEMS
