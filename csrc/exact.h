@@ -228,6 +228,16 @@ static inline size_t cured_plan_result_bytes(const cured_plan *plan) {
 /* exact_cpu.c. Adds elements [0, n) of `in` (of `dtype`) into *state exactly and normalizes it. */
 void cured_exact_add(cured_exact_state *state, cured_dtype dtype, const void *in, int64_t n);
 
+/* exact_cpu.c. cured_exact_add on the pool's threads (pool.h), as many as the input's size warrants
+ * (cured_cpu_threads_for): a state a piece, the pieces' states added; the same state. */
+void cured_exact_add_threads(cured_exact_state *state, cured_dtype dtype, const void *in, int64_t n);
+
+/* exact_cpu.c. Each of `rows` rows of `length` consecutive elements at `in` summed exactly and
+ * rounded once into round_to (float16, float32 or float64), into sums[row] as a double (which holds
+ * it exactly): rows on the pool's threads, or each row on all of them where rows are fewer. */
+void cured_exact_rows_cpu(cured_dtype dtype, const void *in, int64_t rows, int64_t length, cured_dtype round_to,
+                          double *sums);
+
 /* Writes the state's sum into *result as a plan with accumulator `acc` and result `round_to` has
  * it (cured_plan_result_bytes): the state itself for CURED_EXACT_STATE; for an integer
  * accumulator the integer modulo 2^64, as NumPy's wrap-around; otherwise the value rounded once to

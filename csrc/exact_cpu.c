@@ -1,9 +1,11 @@
 /* exact_cpu.c: V10's exact sum on the CPU. Every element's significand is added, as an integer,
  * into a bin of its exponent, and the bins go into the state of exact.h: integer additions only, no
  * rounding anywhere, so the result is the GPU's bit for bit (there is only one correct answer). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "exact.h"
+#include "pool.h"
 
 /* Elements between carries: a bin or a limb takes one value below 2^32 an element at most, so an
  * int64 cannot overflow before a carry. */
@@ -149,4 +151,84 @@ void cured_exact_result(const cured_exact_state *state, cured_acc acc, cured_dty
         const double value = cured_exact_round(state->limb, 0, CURED_EXACT_LIMBS - 1, state->flags, round_to);
         memcpy(result, &value, sizeof value);
     }
+}
+
+/* ---- on the CPU's threads ---------------------------------------------------------------------- */
+
+/* Two normalized states add limb by limb (then carry) and OR their flags: the state of the two
+ * pieces together, whatever the split (exact.h). */
+static void add_state(cured_exact_state *state, const cured_exact_state *piece) {
+    for (int k = 0; k < CURED_EXACT_LIMBS; ++k) state->limb[k] += piece->limb[k];
+    state->flags |= piece->flags;
+    cured_exact_normalize(state->limb, 0, CURED_EXACT_LIMBS - 1);
+}
+
+/* Task k: piece k of the input into a state of its own. */
+typedef struct {
+    cured_dtype dtype;
+    const char *in;
+    int64_t n, piece;
+    int item;
+    cured_exact_state *states;
+} pieces_job;
+
+static void piece_task(void *context, int64_t k) {
+    const pieces_job *job = (const pieces_job *)context;
+    const int64_t first = k * job->piece, count = job->n - first < job->piece ? job->n - first : job->piece;
+    memset(&job->states[k], 0, sizeof job->states[k]);
+    cured_exact_add(&job->states[k], job->dtype, job->in + first * job->item, count);
+}
+
+void cured_exact_add_threads(cured_exact_state *state, cured_dtype dtype, const void *in, int64_t n) {
+    const int item = cured_dtype_size(dtype);
+    const int threads = cured_cpu_threads_for(n * item);
+    const int64_t tasks = threads > 1 && n > 1 ? (4 * (int64_t)threads < n ? 4 * (int64_t)threads : n) : 1;
+    cured_exact_state *const states = tasks > 1 ? (cured_exact_state *)malloc((size_t)tasks * sizeof *states) : NULL;
+    if (states == NULL) { /* one thread, or no memory for the pieces' states: one state, the same sum */
+        cured_exact_add(state, dtype, in, n);
+        return;
+    }
+    pieces_job job = {dtype, (const char *)in, n, (n + tasks - 1) / tasks, item, states};
+    const int64_t pieces = (n + job.piece - 1) / job.piece;
+    cured_pool_run(pieces, threads, piece_task, &job);
+    for (int64_t k = 0; k < pieces; ++k) add_state(state, &states[k]);
+    free(states);
+}
+
+/* Task k: rows [k * per_task, ...) of an exact_rows job. */
+typedef struct {
+    cured_dtype dtype, round_to;
+    const char *in;
+    int64_t rows, length, per_task;
+    double *sums;
+} rows_job;
+
+static void rows_task(void *context, int64_t k) {
+    const rows_job *job = (const rows_job *)context;
+    const int64_t row_bytes = job->length * cured_dtype_size(job->dtype);
+    const int64_t end = (k + 1) * job->per_task < job->rows ? (k + 1) * job->per_task : job->rows;
+    for (int64_t i = k * job->per_task; i < end; ++i) {
+        cured_exact_state state;
+        memset(&state, 0, sizeof state);
+        cured_exact_add(&state, job->dtype, job->in + i * row_bytes, job->length);
+        job->sums[i] = cured_exact_round(state.limb, 0, CURED_EXACT_LIMBS - 1, state.flags, job->round_to);
+    }
+}
+
+void cured_exact_rows_cpu(cured_dtype dtype, const void *in, int64_t rows, int64_t length, cured_dtype round_to,
+                          double *sums) {
+    const int threads = cured_cpu_threads_for(rows * length * cured_dtype_size(dtype));
+    if (rows < threads) { /* few long rows: each on every thread */
+        const int64_t row_bytes = length * cured_dtype_size(dtype);
+        for (int64_t i = 0; i < rows; ++i) {
+            cured_exact_state state;
+            memset(&state, 0, sizeof state);
+            cured_exact_add_threads(&state, dtype, (const char *)in + i * row_bytes, length);
+            sums[i] = cured_exact_round(state.limb, 0, CURED_EXACT_LIMBS - 1, state.flags, round_to);
+        }
+        return;
+    }
+    const int64_t tasks = rows < 8 * (int64_t)threads ? rows : 8 * (int64_t)threads;
+    rows_job job = {dtype, round_to, (const char *)in, rows, length, (rows + tasks - 1) / tasks, sums};
+    cured_pool_run((rows + job.per_task - 1) / job.per_task, threads, rows_task, &job);
 }

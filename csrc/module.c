@@ -395,7 +395,8 @@ static int parse_place(const char *device) {
 /* device="auto" for host input: V9 on the CPU (cpu_tiles.c, the same bits) where it is faster than
  * the GPU path, whose copy to the device both the bus (55 GB/s pinned on the H200's host) and the
  * host's CPUs (each lane's memcpy into pinned memory) limit; the other versions teach the GPU, and
- * V10's CPU code runs on one core. Measured on the H200's host, float32, wall time, the process held
+ * V10's CPU code (on the CPU's threads since 2026-11-23) was not measured against its GPU path on
+ * the lent hosts. Measured on the H200's host, float32, wall time, the process held
  * to K of its 16 CPUs (scripts/probes/host_baseline.py --cpus K, 2026-11-22 14:12 to 14:17 UTC):
  * with 2 and 4 CPUs the CPU path was ahead up to 2^24 elements (64 MiB; 1.7x and 2.0x there) and 2 to
  * 9% behind from 2^26; with 8, ahead up to 2^28 (7% to 27%) and 7% behind at 2^30; with all 16, ahead
@@ -1227,15 +1228,10 @@ static PyObject *py_exact_rows(PyObject *module, PyObject *args) {
     const npy_intp count = PyArray_DIM(rows, 0), length = PyArray_DIM(rows, 1);
     result = PyArray_SimpleNew(1, (npy_intp[]){count}, NPY_DOUBLE);
     if (result == NULL) goto done;
-    const char *row = PyArray_BYTES(rows);
-    const int64_t row_bytes = (int64_t)length * (int64_t)PyArray_ITEMSIZE(rows);
     double *sums = (double *)PyArray_DATA((PyArrayObject *)result);
     Py_BEGIN_ALLOW_THREADS
-    for (npy_intp i = 0; i < count; ++i) {
-        cured_exact_state state = {{0}, 0};
-        cured_exact_add(&state, (cured_dtype)in, row + i * row_bytes, (int64_t)length);
-        sums[i] = cured_exact_round(state.limb, 0, CURED_EXACT_LIMBS - 1, state.flags, (cured_dtype)round_to);
-    }
+    cured_exact_rows_cpu((cured_dtype)in, PyArray_DATA(rows), (int64_t)count, (int64_t)length, (cured_dtype)round_to,
+                         sums);
     Py_END_ALLOW_THREADS
 done:
     Py_XDECREF(to);

@@ -177,6 +177,28 @@ def test_states_keep_specials_and_signed_zeros():
     assert np.isinf(inf.round()) and np.isnan((inf + cured.fsum_state(np.array([-np.inf]), device="cpu")).round())
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3, 7])
+def test_cpu_threads_change_nothing(seed, threads):
+    """The CPU's exact sum on the pool's threads (exact_cpu.c: a state a piece, the states added),
+    forced to 1 to 7 threads: every piece's state adds to the exact sum, NaN, infinities and signed
+    zeros included, for whole arrays, pieces shorter than a thread's share, and rows along axes
+    (rows on threads, or a few long rows each on all of them)."""
+    try:
+        cured._cured._set_cpu_tiles(threads, False)
+        for name in ("negative_zeros", "mixed_zeros", "inf_minus_inf", "nan_among_many", "tie_up", "to_zero"):
+            check(TRICKY[name], cured.fsum(TRICKY[name], device="cpu"))
+        for n in (0, 1, 2, 5, 1000, 100003):
+            for dtype in FLOATS:
+                x = GENERATORS["wide_range"](np.random.default_rng([seed, n, threads]), dtype, n)
+                check(x, cured.fsum(x, device="cpu"))
+        x = GENERATORS["cancelling"](np.random.default_rng([seed, threads]), "float32", 2 * 50000).reshape(2, 50000)
+        check_along(x, 1, cured.fsum(x, axis=1, device="cpu"), np.float32)  # fewer rows than threads
+        y = GENERATORS["wide_range"](np.random.default_rng([seed, threads]), "float64", 40 * 301).reshape(40, 301)
+        check_along(y, 0, cured.fsum(y, axis=0, device="cpu"), np.float64)  # rows on the threads
+    finally:
+        cured._cured._set_cpu_tiles(0, False)
+
+
 AXIS_CASES = [((7, 9), 0), ((7, 9), -1), ((4, 5, 6), (0, 2)), ((4, 5, 6), 1), ((3, 4, 5, 2), (1, 3)),
               ((3, 4, 5, 2), ()), ((0, 5), 1), ((5, 0), 1), ((6, 1000), 1)]
 
