@@ -195,6 +195,15 @@ void cured_exact_add_threads(cured_exact_state *state, cured_dtype dtype, const 
     free(states);
 }
 
+/* One row summed exactly, on the pool's threads or on this one, and rounded once into round_to. */
+static double rounded_row(cured_dtype dtype, const char *row, int64_t length, cured_dtype round_to, int threaded) {
+    cured_exact_state state;
+    memset(&state, 0, sizeof state);
+    if (threaded) cured_exact_add_threads(&state, dtype, row, length);
+    else cured_exact_add(&state, dtype, row, length);
+    return cured_exact_round(state.limb, 0, CURED_EXACT_LIMBS - 1, state.flags, round_to);
+}
+
 /* Task k: rows [k * per_task, ...) of an exact_rows job. */
 typedef struct {
     cured_dtype dtype, round_to;
@@ -207,12 +216,8 @@ static void rows_task(void *context, int64_t k) {
     const rows_job *job = (const rows_job *)context;
     const int64_t row_bytes = job->length * cured_dtype_size(job->dtype);
     const int64_t end = (k + 1) * job->per_task < job->rows ? (k + 1) * job->per_task : job->rows;
-    for (int64_t i = k * job->per_task; i < end; ++i) {
-        cured_exact_state state;
-        memset(&state, 0, sizeof state);
-        cured_exact_add(&state, job->dtype, job->in + i * row_bytes, job->length);
-        job->sums[i] = cured_exact_round(state.limb, 0, CURED_EXACT_LIMBS - 1, state.flags, job->round_to);
-    }
+    for (int64_t i = k * job->per_task; i < end; ++i)
+        job->sums[i] = rounded_row(job->dtype, job->in + i * row_bytes, job->length, job->round_to, 0);
 }
 
 void cured_exact_rows_cpu(cured_dtype dtype, const void *in, int64_t rows, int64_t length, cured_dtype round_to,
@@ -220,12 +225,8 @@ void cured_exact_rows_cpu(cured_dtype dtype, const void *in, int64_t rows, int64
     const int threads = cured_cpu_threads_for(rows * length * cured_dtype_size(dtype));
     if (rows < threads) { /* few long rows: each on every thread */
         const int64_t row_bytes = length * cured_dtype_size(dtype);
-        for (int64_t i = 0; i < rows; ++i) {
-            cured_exact_state state;
-            memset(&state, 0, sizeof state);
-            cured_exact_add_threads(&state, dtype, (const char *)in + i * row_bytes, length);
-            sums[i] = cured_exact_round(state.limb, 0, CURED_EXACT_LIMBS - 1, state.flags, round_to);
-        }
+        for (int64_t i = 0; i < rows; ++i)
+            sums[i] = rounded_row(dtype, (const char *)in + i * row_bytes, length, round_to, 1);
         return;
     }
     const int64_t tasks = rows < 8 * (int64_t)threads ? rows : 8 * (int64_t)threads;
