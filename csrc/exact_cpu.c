@@ -55,7 +55,7 @@ static ALWAYS_INLINE void add_ieee(int64_t *limb, const void *in, int64_t n, int
     for (int64_t start = 0; start < n; start += NORMALIZE_EVERY) {
         const int64_t end = n - start < NORMALIZE_EVERY ? n : start + NORMALIZE_EVERY;
         uint64_t sign_and = 1;
-        memset(bins, 0, sizeof bins);
+        for (int half = 0; half <= split; ++half) memset(bins[half], 0, (size_t)all_ones * sizeof bins[half][0]);
         for (int64_t i = start; i < end; ++i) {
             const uint64_t bits = bits_at(in, i, width / 8);
             const uint64_t exponent = (bits >> mantissa) & all_ones, sign = bits >> (width - 1);
@@ -155,6 +155,15 @@ void cured_exact_result(const cured_exact_state *state, cured_acc acc, cured_dty
 
 /* ---- on the CPU's threads ---------------------------------------------------------------------- */
 
+/* A byte costs V10 about sixteen times what it costs V9 on one core (on the H200's host, 2026-11-23,
+ * scripts/probes/v10_host_place.py: float32 1.1 to 2.6 GB/s against 24 to 28, float64 4.6 against
+ * 49), and cured_cpu_threads_for sizes the pool for V9's bytes: V10's work counts sixteen times. */
+#define EXACT_COST_A_BYTE 16
+
+static int exact_threads_for(int64_t bytes) {
+    return cured_cpu_threads_for(bytes > INT64_MAX / EXACT_COST_A_BYTE ? INT64_MAX : bytes * EXACT_COST_A_BYTE);
+}
+
 /* Two normalized states add limb by limb (then carry) and OR their flags: the state of the two
  * pieces together, whatever the split (exact.h). */
 static void add_state(cured_exact_state *state, const cured_exact_state *piece) {
@@ -181,7 +190,7 @@ static void piece_task(void *context, int64_t k) {
 
 void cured_exact_add_threads(cured_exact_state *state, cured_dtype dtype, const void *in, int64_t n) {
     const int item = cured_dtype_size(dtype);
-    const int threads = cured_cpu_threads_for(n * item);
+    const int threads = exact_threads_for(n * item);
     const int64_t tasks = threads > 1 && n > 1 ? (4 * (int64_t)threads < n ? 4 * (int64_t)threads : n) : 1;
     cured_exact_state *const states = tasks > 1 ? (cured_exact_state *)malloc((size_t)tasks * sizeof *states) : NULL;
     if (states == NULL) { /* one thread, or no memory for the pieces' states: one state, the same sum */
@@ -222,7 +231,7 @@ static void rows_task(void *context, int64_t k) {
 
 void cured_exact_rows_cpu(cured_dtype dtype, const void *in, int64_t rows, int64_t length, cured_dtype round_to,
                           double *sums) {
-    const int threads = cured_cpu_threads_for(rows * length * cured_dtype_size(dtype));
+    const int threads = exact_threads_for(rows * length * cured_dtype_size(dtype));
     if (rows < threads) { /* few long rows: each on every thread */
         const int64_t row_bytes = length * cured_dtype_size(dtype);
         for (int64_t i = 0; i < rows; ++i)

@@ -394,17 +394,26 @@ static int parse_place(const char *device) {
 
 /* device="auto" for host input: V9 on the CPU (cpu_tiles.c, the same bits) where it is faster than
  * the GPU path, whose copy to the device both the bus (55 GB/s pinned on the H200's host) and the
- * host's CPUs (each lane's memcpy into pinned memory) limit; the other versions teach the GPU, and
- * V10's CPU code (on the CPU's threads since 2026-11-23) was not measured against its GPU path on
- * the lent hosts. Measured on the H200's host, float32, wall time, the process held
+ * host's CPUs (each lane's memcpy into pinned memory) limit; the other versions teach the GPU, but
+ * V10, exact, has one answer wherever it runs (exact_cpu.c) and takes the CPU up to
+ * AUTO_EXACT_CPU_ELEMENTS. V9, measured on the H200's host, float32, wall time, the process held
  * to K of its 16 CPUs (scripts/probes/host_baseline.py --cpus K, 2026-11-22 14:12 to 14:17 UTC):
  * with 2 and 4 CPUs the CPU path was ahead up to 2^24 elements (64 MiB; 1.7x and 2.0x there) and 2 to
  * 9% behind from 2^26; with 8, ahead up to 2^28 (7% to 27%) and 7% behind at 2^30; with all 16, ahead
  * at every length from 2^10 to 2^30 (1.7x to 2.5x from 2^26: 84 to 108 GB/s against 39 to 50). */
 #define AUTO_CPU_BYTES ((int64_t)64 << 20)
 #define AUTO_CPU_ALWAYS_THREADS 8
-static int auto_picks_cpu(const cured_version *version, int64_t bytes) {
-    return version != NULL && version->tree == CURED_TREE_WARPS &&
+/* V10 costs the CPU 10 to 25 times V9's time an element, so the GPU path's fixed 30 to 55 us win
+ * early. Wall time, float32 and float64, the H100's host held to 2, 4, 8 and 16 CPUs and the H200's
+ * 16 (scripts/probes/v10_host_place.py, 2026-11-23): up to 2^12 elements the CPU took 0.15 to 0.61
+ * of the GPU path's time everywhere; at 2^14 0.44 to 1.92, at 2^16 0.91 to 1.64; beyond, the CPU's
+ * threads won some lengths with 8 CPUs or more (2^18 to 2^20: 0.59 to 0.95) and lost from 2^22
+ * (1.0 to 6.2). */
+#define AUTO_EXACT_CPU_ELEMENTS ((int64_t)1 << 12)
+static int auto_picks_cpu(const cured_version *version, int64_t n, int64_t bytes) {
+    if (version == NULL) return 0;
+    if (version->tree == CURED_TREE_EXACT) return n <= AUTO_EXACT_CPU_ELEMENTS;
+    return version->tree == CURED_TREE_WARPS &&
            (bytes <= AUTO_CPU_BYTES || cured_pool_capacity() >= AUTO_CPU_ALWAYS_THREADS);
 }
 
@@ -498,7 +507,8 @@ static PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_o
             goto done;
         const void *data = PyArray_DATA(args.array);
         const int64_t n = (int64_t)PyArray_SIZE(args.array);
-        const int cpu = where == PLACE_CPU || (where == PLACE_AUTO && auto_picks_cpu(args.version, PyArray_NBYTES(args.array)));
+        const int cpu =
+            where == PLACE_CPU || (where == PLACE_AUTO && auto_picks_cpu(args.version, n, PyArray_NBYTES(args.array)));
         if (where == PLACE_AUTO && cpu && check_a_gpu(module) < 0) goto done;
         ran_on = cpu ? "cpu" : "gpu";
         if (!cpu) {
@@ -1205,15 +1215,24 @@ static PyObject *py_shape(PyObject *module, PyObject *args) {
     return blocks == NULL ? NULL : Py_BuildValue("{s:s,s:N}", "schedule", "passes", "blocks", blocks);
 }
 
-/* exact_rows(a, dtype): each row of the C-contiguous 2-D array a summed exactly (exact_cpu.c) and
- * rounded once into float16, float32 or float64; returned as float64 (which holds each rounded
- * value exactly), for the caller to cast. V10 along axes, on the CPU. */
+/* exact_rows(a, dtype, device='cpu'): each row of the C-contiguous 2-D array a summed exactly
+ * (exact_cpu.c) and rounded once into float16, float32 or float64; returned as float64 (which holds
+ * each rounded value exactly), for the caller to cast. V10 along axes of host arrays, on the CPU
+ * for device 'cpu' and 'auto' (which, as everywhere, needs a GPU). */
 static PyObject *py_exact_rows(PyObject *module, PyObject *args) {
-    (void)module;
     PyArrayObject *rows = NULL;
     PyArray_Descr *to = NULL;
-    if (!PyArg_ParseTuple(args, "O!O&:exact_rows", &PyArray_Type, &rows, PyArray_DescrConverter, &to)) return NULL;
+    const char *device = "cpu";
+    if (!PyArg_ParseTuple(args, "O!O&|s:exact_rows", &PyArray_Type, &rows, PyArray_DescrConverter, &to, &device))
+        return NULL;
     PyObject *result = NULL;
+    const int where = parse_place(device);
+    if (where < 0) goto done;
+    if (where == PLACE_GPU) {
+        PyErr_SetString(PyExc_ValueError, "exact_rows: sums on the CPU; device must be 'cpu' or 'auto'");
+        goto done;
+    }
+    if (where == PLACE_AUTO && check_a_gpu(module) < 0) goto done;
     const int in = dtype_of(PyArray_DESCR(rows));
     const int round_to = in < 0 ? -1 : dtype_of(to);
     if (round_to < 0) goto done;
@@ -1485,7 +1504,7 @@ static PyMethodDef methods[] = {
      "shape(version, dtype, n)\n--\n\nHow `version` cuts n elements of `dtype`: for schedule 'passes', the "
      "blocks of each pass; for 'tiles', the vector width, step, steps a tile, tile and tiles."},
     {"exact_rows", py_exact_rows, METH_VARARGS,
-     "exact_rows(a, dtype)\n--\n\nEach row of the C-contiguous 2-D array `a`, summed exactly on the CPU and rounded "
+     "exact_rows(a, dtype, device='cpu')\n--\n\nEach row of the C-contiguous 2-D array `a`, summed exactly on the CPU and rounded "
      "once into `dtype` (float16, float32 or float64), as a float64 array that holds each rounded value exactly."},
     {"_set_test_launch", py_set_test_launch, METH_VARARGS,
      "_set_test_launch(blocks, misalign)\n--\n\nFor tests: force the grid of tiled kernels (0: from the "

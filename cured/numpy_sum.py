@@ -87,9 +87,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         every element with `version`; any other axis is summed by the default version's axis kernels
         (version="cub" runs CUB's DeviceSegmentedReduce, the reference, where each result sums
         consecutive elements; version=10, the exact sum, rounds each output once: device arrays on
-        their GPU, host arrays with device="cpu"; another version raises ValueError). Each output's summation order is fixed by
-        the shape and the dtype alone (csrc/axis.h): the same bits on every GPU and with
-        device="cpu".
+        their GPU, host arrays on the CPU; another version raises ValueError). Each output's
+        summation order is fixed by the shape and the dtype alone (csrc/axis.h): the same bits on
+        every GPU and with device="cpu".
     dtype : dtype, optional
         The accumulator and result dtype, NumPy's rules: by default bool and signed integers sum into
         int64, unsigned into uint64, float16 into float32 (returned as float16), float32 and float64
@@ -123,7 +123,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         the other versions with their scalar order model. "auto" (the default)
         sums device arrays on their GPU, and host arrays where it is faster: V9's sums of every
         element on the CPU, at every size where this process may use 8 CPUs or more, else up to 64
-        MiB; the rest on the GPU (README "Host arrays" has the measurements). It needs a GPU either
+        MiB; V10's (exact, one answer anywhere) on the CPU up to 4096 elements; the rest on the GPU
+        (README "Host arrays" has the measurements). It needs a GPU either
         way (as "gpu", it raises CudaError without one: the same call gives the same answer, or
         error, whatever the input's size or the machine's CPUs). Along axes, "auto" sums host arrays
         on the CPU (the GPU path's copy of pageable memory is slower) and device arrays on their GPU;
@@ -224,13 +225,12 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
                 if device_out is not None:
                     return device_out
                 value = flat.astype(result)
-            elif device_out is not None or device != "cpu":
-                # Host arrays: only device="cpu". "auto" picks a place by speed and, without a GPU,
-                # raises CudaError for every input alike; here there is one place.
+            elif device_out is not None or device == "gpu":
                 raise ValueError("cured.fsum: along axes the exact sum of a host array runs on the CPU "
-                                 "(device='cpu'); device arrays are summed on their GPU")
+                                 "(device='cpu' or 'auto'); device arrays are summed on their GPU")
             else:
-                value = _exact_along_axes(np.asarray(a), reduce, result)
+                # On the CPU, under "auto" too (which, as everywhere, raises CudaError without a GPU).
+                value = _exact_along_axes(np.asarray(a), reduce, result, device)
             value = value.reshape(result_shape)
             if numpy_out is not None:
                 np.copyto(numpy_out, value, casting="unsafe")
@@ -289,7 +289,7 @@ def _whole_sum(a, version, requested, acc, result, device, timing, device_out, i
     return value
 
 
-def _exact_along_axes(a: np.ndarray, reduce: tuple[bool, ...], result: np.dtype) -> np.ndarray:
+def _exact_along_axes(a: np.ndarray, reduce: tuple[bool, ...], result: np.dtype, device: str) -> np.ndarray:
     """V10 along axes, on the CPU: each output's elements summed exactly and rounded once into
     `result` (float16 to float64), in C order over the kept axes."""
     kept = [k for k, r in enumerate(reduce) if not r]
@@ -299,7 +299,7 @@ def _exact_along_axes(a: np.ndarray, reduce: tuple[bool, ...], result: np.dtype)
         outputs *= a.shape[k]
     rows = np.ascontiguousarray(np.transpose(a, kept + summed), dtype=a.dtype.newbyteorder("="))
     rows = rows.reshape(outputs, rows.size // outputs if outputs else 0)
-    return _cured.exact_rows(rows, result).astype(result)
+    return _cured.exact_rows(rows, result, device).astype(result)
 
 
 def _is_exact(version) -> bool:

@@ -63,7 +63,8 @@ def runs(x, version):
         for label, out in [("device out=", aligned), ("device out= misaligned", offset)]:
             yield label, lambda out=out: cured.sum(d, version=version, out=out).get()[()]
     if cured.versions()[version].tree == "exact" and x.dtype.kind == "f":  # the state, rounded: equal states give the model's bits
-        yield "exact state", lambda: cured.fsum_state(x).round(cured.sum(x, version=version, device="cpu").dtype)
+        result = cured.sum(x, version=version, device="cpu").dtype
+        yield "exact state", lambda: cured.fsum_state(x, device="gpu").round(result)
     if cured.versions()[version].tree == "exact" and x.dtype == np.float64:
         def without_dynamic_shared():  # level 2 as a GPU without the dynamic shared memory runs it
             cured._cured._set_test_dynamic_shared(1)

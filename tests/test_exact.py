@@ -253,9 +253,13 @@ def test_fsum_along_axes_takes_numpys_arguments(seed):
 def test_fsum_along_axes_of_host_arrays_runs_on_the_cpu_only():
     x = np.ones((3, 4), np.float32)
     with pytest.raises(ValueError, match="CPU"):
-        cured.fsum(x, axis=0)  # device="gpu", fsum's default
+        cured.fsum(x, axis=0, device="gpu")
     with pytest.raises(ValueError, match="CPU"):
-        cured.sum(x, axis=0, version=10)  # device="auto", cured.sum's default
+        cured.sum(x, axis=0, version=10, device="gpu")
+    with pytest.raises(ValueError, match="'cpu' or 'auto'"):
+        cured._cured.exact_rows(x, np.float32, "gpu")
+    with pytest.raises(ValueError, match="device must be"):
+        cured._cured.exact_rows(x, np.float32, "tpu")
     with pytest.raises(ValueError, match="axis"):
         cured.fsum(x, axis=0, device="cpu", timing=True)
     with pytest.raises(ValueError, match="initial"):
@@ -283,7 +287,7 @@ def test_state_errors():
 @pytest.mark.parametrize("name", TRICKY)
 def test_tricky_cases_on_the_gpu(name):
     x = TRICKY[name]
-    check(x, cured.fsum(x))
+    check(x, cured.fsum(x, device="gpu"))
 
 
 @pytest.mark.gpu
@@ -292,7 +296,7 @@ def test_tricky_cases_on_the_gpu(name):
 @pytest.mark.parametrize("n", LENGTHS)
 def test_gpu_is_exact(seed, kind, dtype, n):
     x = GENERATORS[kind](np.random.default_rng([seed, n, FLOATS.index(dtype)]), dtype, n)
-    check(x, cured.fsum(x))
+    check(x, cured.fsum(x, device="gpu"))
 
 
 @pytest.mark.gpu
@@ -304,11 +308,11 @@ def test_gpu_any_grid_and_chunking_gives_the_one_answer(seed, dtype):
     try:
         for blocks, misalign in [(1, 0), (3, 0), (1000, 0), (7, np.dtype(dtype).itemsize)]:
             cured._cured._set_test_launch(blocks, misalign)
-            assert same_bits(cured.fsum(x), expected), (blocks, misalign)
+            assert same_bits(cured.fsum(x, device="gpu"), expected), (blocks, misalign)
         cured._cured._set_test_launch(0, 0)
         for lanes_now, chunk_bytes in [(1, 1 << 16), (3, 1 << 18), (6, 1 << 22)]:
             cured._cured._set_staging(lanes_now, chunk_bytes)
-            assert same_bits(cured.fsum(x), expected), (lanes_now, chunk_bytes)
+            assert same_bits(cured.fsum(x, device="gpu"), expected), (lanes_now, chunk_bytes)
     finally:
         cured._cured._set_test_launch(0, 0)
         cured._cured._set_staging(lanes, chunk)
@@ -338,15 +342,15 @@ def test_a_cluster_of_blocks_gives_the_one_answer(seed, dtype):
         cases["a_positive_zero_last"] = np.full(n, -0.0, dtype=dtype)
         cases["a_positive_zero_last"][-1] = 0.0
         for name, x in cases.items():
-            got = cured.fsum(x)
+            got = cured.fsum(x, device="gpu")
             runs += 1
             check(x, got)
             assert same_bits(got, cured.fsum(x, device="cpu")), (tiles, name)
-            assert cured.fsum_state(x) == cured.fsum_state(x, device="cpu"), (tiles, name)
+            assert cured.fsum_state(x, device="gpu") == cured.fsum_state(x, device="cpu"), (tiles, name)
             runs += 1
             try:
                 cured._cured._set_test_launch(tiles, 0)
-                assert same_bits(cured.fsum(x), got), (tiles, name)
+                assert same_bits(cured.fsum(x, device="gpu"), got), (tiles, name)
             finally:
                 cured._cured._set_test_launch(0, 0)
     if cured.device_info()["compute_capability"] >= (9, 0):
@@ -358,8 +362,8 @@ def check_under_grid(cases, blocks):
     try:
         cured._cured._set_test_launch(blocks, 0)
         for name, x in cases.items():
-            check(x, cured.fsum(x))
-            assert same_bits(cured.fsum(x, device="cpu"), cured.fsum(x)), name
+            check(x, cured.fsum(x, device="gpu"))
+            assert same_bits(cured.fsum(x, device="cpu"), cured.fsum(x, device="gpu")), name
     finally:
         cured._cured._set_test_launch(0, 0)
 
@@ -438,7 +442,7 @@ def test_float64_where_the_threads_state_does_not_fit(seed, kind):
     try:
         cured._cured._set_test_dynamic_shared(1)
         for x in xs:
-            check(x, cured.fsum(x))
+            check(x, cured.fsum(x, device="gpu"))
     finally:
         cured._cured._set_test_dynamic_shared(0)
 
@@ -447,9 +451,9 @@ def test_float64_where_the_threads_state_does_not_fit(seed, kind):
 def test_gpu_states_add_to_the_whole(seed):
     x = cancelling(np.random.default_rng(seed), "float32", 2**20 + 3)
     pieces = np.array_split(x, 5)
-    gpu_states = [cured.fsum_state(p) for p in pieces]
+    gpu_states = [cured.fsum_state(p, device="gpu") for p in pieces]
     assert gpu_states == [cured.fsum_state(p, device="cpu") for p in pieces]
-    assert same_bits(sum(gpu_states).round(np.float32), cured.fsum(x))
+    assert same_bits(sum(gpu_states).round(np.float32), cured.fsum(x, device="gpu"))
 
 
 @pytest.mark.gpu

@@ -108,3 +108,28 @@ def test_auto_picks_the_cpu_where_it_is_faster(seed):
         os.sched_setaffinity(0, cpus)
     assert cured.sum(small, version=8, timing=True).timing.device == "gpu"
     assert cured.sum(cupy.asarray(small), timing=True).timing.device == "gpu"
+
+
+def test_auto_sums_short_host_arrays_exactly_on_the_cpu(seed):
+    """device="auto" under V10 (cured.fsum's default): a host array of up to 4096 elements on the
+    CPU, a longer one on the GPU, the one answer either way; device arrays on their GPU; host arrays
+    along axes on the CPU (the GPU's sums along axes read device arrays only). Where a sum ran is
+    timing=True's word, and, along axes, the fault hook's count of CUDA calls (none)."""
+    cupy = pytest.importorskip("cupy", reason="CuPy makes the device array")
+    for dtype in ("float16", "float32", "float64"):
+        for n, where in [(1, "cpu"), (4096, "cpu"), (4097, "gpu"), (1 << 20, "gpu")]:
+            x = random_array(seed + n, np.dtype(dtype), n)
+            value, timing = cured.fsum(x, timing=True)
+            assert timing.device == where, (dtype, n)
+            assert same_bits(value, cured.fsum(x, device="cpu")), (dtype, n)
+            assert same_bits(value, cured.fsum(x, device="cpu" if where == "gpu" else "gpu")), (dtype, n)
+            assert cured.fsum_state(x) == cured.fsum_state(x, device="cpu"), (dtype, n)
+    x = random_array(seed, np.dtype("float32"), 4096)
+    assert cured.fsum(cupy.asarray(x), timing=True).timing.device == "gpu"
+    grid = random_array(seed, np.dtype("float64"), 64 * 48).reshape(64, 48)
+    for axis in (0, 1, (0, 1), ()):
+        want = cured.fsum(grid, axis=axis, device="cpu")
+        cured._cured._fault(0, 1)  # counts the CUDA calls from here, failing none
+        got = cured.fsum(grid, axis=axis)
+        assert cured._cured._fault_state()["calls"] == 0, axis
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), axis

@@ -22,7 +22,8 @@ assert cured.device_count() == 0
 import numpy as np
 grid = np.arange(12.0).reshape(3, 4)
 # device="auto" needs a GPU wherever it would sum, host arrays along axes (summed on the CPU) too.
-for call in (lambda: cured.sum([1, 2, 3]), lambda: cured.sum(grid, axis=0), cured.device_info,
+for call in (lambda: cured.sum([1, 2, 3]), lambda: cured.sum(grid, axis=0), lambda: cured.fsum([0.5, 0.25]),
+             lambda: cured.fsum(grid, axis=0), lambda: cured.fsum_state(grid), cured.device_info,
              cured._cured.memory_in_use):
     try:
         call()
@@ -33,6 +34,8 @@ for call in (lambda: cured.sum([1, 2, 3]), lambda: cured.sum(grid, axis=0), cure
         raise AssertionError("no CudaError")
 assert cured.sum([1, 2, 3], device="cpu") == 6   # the CPU model still works
 assert np.array_equal(cured.sum(grid, axis=0, device="cpu"), [12.0, 15.0, 18.0, 21.0])
+assert cured.fsum([0.5, 0.25], device="cpu") == 0.75
+assert np.array_equal(cured.fsum(grid, axis=1, device="cpu"), [6.0, 22.0, 38.0])
 print("ok")
 """
     result = run("-c", script)
