@@ -8,6 +8,7 @@ decided here, in NumPy's terms, before any GPU work.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import time
 from typing import Any, Literal, NamedTuple
@@ -15,6 +16,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from . import _cured
+from .exact import EXACT_VERSION
 
 #: The version cured.sum uses when none is given: the fastest correct one (V9 is faster than every
 #: other version at every length measured, README "Results"). Only it sums along axes.
@@ -303,13 +305,13 @@ def _exact_along_axes(a: np.ndarray, reduce: tuple[bool, ...], result: np.dtype,
 
 
 def _is_exact(version) -> bool:
-    from .exact import EXACT_VERSION
-
     return isinstance(version, int) and not isinstance(version, bool) and version == EXACT_VERSION
 
 
 def _describe(a):
     """(a, shape, dtype, on_device): a host array-like becomes an ndarray here, once."""
+    if type(a) is np.ndarray:  # the common case, without the protocols' attribute lookups
+        return a, a.shape, a.dtype, False
     interface = getattr(a, "__cuda_array_interface__", None)
     if interface is not None:
         return a, tuple(int(e) for e in interface["shape"]), np.dtype(interface["typestr"]), True
@@ -346,6 +348,7 @@ def _reduced_axes(axis, ndim: int) -> tuple[bool, ...]:
     return tuple(picked)
 
 
+@functools.lru_cache(maxsize=512)  # a pure function of two dtypes, asked on every call along axes
 def _resolve(in_dtype: np.dtype, requested: np.dtype | None):
     """(accumulator, result dtype, dtype each element is first cast to or None), NumPy's rules."""
     if in_dtype.kind not in "biuf" or in_dtype.itemsize > 8 or (in_dtype.kind == "f" and in_dtype.itemsize < 2):
