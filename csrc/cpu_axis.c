@@ -29,6 +29,99 @@
 #define STRAND_SUMS (32 * CURED_VECTOR_BYTES)
 _Static_assert(STRAND_SUMS <= COLUMN_BLOCK, "a column step with several strands fits one block of columns");
 
+/* ---- a row step's whole rounds, read in place ---------------------------------------------------
+ * axis_rounds_simd_T(part, src, G, V, rounds) adds part[g] += src[(r G + g) V + j] for r < rounds,
+ * each lane's j in order, and returns 1, or returns 0 for cpu_axis_step.h's scalar loop. */
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* Integers wrap modulo 2^64 in any order: one sum, added to lane 0 (the lanes' tree adds it in). */
+static int axis_rounds_simd_u64(uint64_t *part, const uint64_t *src, int64_t G, int64_t V, int64_t rounds) {
+    uint64_t total = 0;
+    for (int64_t k = 0; k < rounds * G * V; ++k) total += src[k];
+    part[0] += total;
+    return 1;
+}
+
+/* Floats, the model's order: lane g's chain adds its chunk's V elements one after another. A lane is
+ * one element of a 16-byte register, so a register carries the chains of 16 / sizeof(T) lanes (4
+ * float32, 2 float64) once their chunks are transposed: the same additions in the same order,
+ * several at a time (SSE2's adds round as scalar ones do; no fused multiply-add, no flush to zero).
+ * `groups` registers of lanes, a compile-time constant so that they stay in registers; rounds are
+ * `stride` elements apart. On this repository's build machine, one thread, rows of 16 to 2^20
+ * elements (wall time, 2026-11-23, numpy.sum's in brackets): float32 from 2.2 to 7.9 GB/s one
+ * element at a time to 3.9 to 11.6 (2.3 to 11.0), float64 from 1.9 to 8.0 to 5.4 to 10.0 (4.1 to
+ * 13.4). */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+static ALWAYS_INLINE void rounds_f32(float *part, const float *src, int64_t rounds, int64_t stride, const int groups) {
+    __m128 acc[CURED_AXIS_ROW_LANES / 4];
+    for (int q = 0; q < groups; ++q) acc[q] = _mm_loadu_ps(part + 4 * q);
+    for (int64_t r = 0; r < rounds; ++r, src += stride) {
+        for (int q = 0; q < groups; ++q) {
+            __m128 e0 = _mm_loadu_ps(src + 16 * q), e1 = _mm_loadu_ps(src + 16 * q + 4);
+            __m128 e2 = _mm_loadu_ps(src + 16 * q + 8), e3 = _mm_loadu_ps(src + 16 * q + 12);
+            _MM_TRANSPOSE4_PS(e0, e1, e2, e3); /* ej: element j of the four lanes' chunks */
+            acc[q] = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_add_ps(acc[q], e0), e1), e2), e3);
+        }
+    }
+    for (int q = 0; q < groups; ++q) _mm_storeu_ps(part + 4 * q, acc[q]);
+}
+
+static ALWAYS_INLINE void rounds_f64(double *part, const double *src, int64_t rounds, int64_t stride,
+                                     const int groups) {
+    __m128d acc[CURED_AXIS_ROW_LANES / 2];
+    for (int q = 0; q < groups; ++q) acc[q] = _mm_loadu_pd(part + 2 * q);
+    for (int64_t r = 0; r < rounds; ++r, src += stride) {
+        for (int q = 0; q < groups; ++q) {
+            const __m128d a = _mm_loadu_pd(src + 4 * q), b = _mm_loadu_pd(src + 4 * q + 2);
+            acc[q] = _mm_add_pd(_mm_add_pd(acc[q], _mm_unpacklo_pd(a, b)), _mm_unpackhi_pd(a, b));
+        }
+    }
+    for (int q = 0; q < groups; ++q) _mm_storeu_pd(part + 2 * q, acc[q]);
+}
+
+static int axis_rounds_simd_f32(float *part, const float *src, int64_t G, int64_t V, int64_t rounds) {
+    if (V != 4) return 0;
+    switch (G) {
+    case 4: rounds_f32(part, src, rounds, 16, 1); return 1;
+    case 8: rounds_f32(part, src, rounds, 32, 2); return 1;
+    case 16: rounds_f32(part, src, rounds, 64, 4); return 1;
+    case 32: rounds_f32(part, src, rounds, 128, 8); return 1;
+    default: return 0;
+    }
+}
+
+static int axis_rounds_simd_f64(double *part, const double *src, int64_t G, int64_t V, int64_t rounds) {
+    if (V != 2) return 0;
+    switch (G) {
+    case 2: rounds_f64(part, src, rounds, 4, 1); return 1;
+    case 4: rounds_f64(part, src, rounds, 8, 2); return 1;
+    case 8: rounds_f64(part, src, rounds, 16, 4); return 1;
+    case 16: rounds_f64(part, src, rounds, 32, 8); return 1;
+    case 32: /* two passes of 16 lanes: 16 accumulators and the loads would not fit 16 registers */
+        rounds_f64(part, src, rounds, 64, 8);
+        rounds_f64(part + 16, src + 32, rounds, 64, 8);
+        return 1;
+    default: return 0;
+    }
+}
+#else
+static int axis_rounds_simd_f32(float *part, const float *src, int64_t G, int64_t V, int64_t rounds) {
+    (void)part, (void)src, (void)G, (void)V, (void)rounds;
+    return 0;
+}
+static int axis_rounds_simd_f64(double *part, const double *src, int64_t G, int64_t V, int64_t rounds) {
+    (void)part, (void)src, (void)G, (void)V, (void)rounds;
+    return 0;
+}
+#endif
+
 #define ACC_T uint64_t
 #define ACC_NAME u64
 #include "cpu_axis_step.h"

@@ -10,6 +10,8 @@
 #define AXC(a, b) AXC_(a, b)
 #define CONVERT AXC(axis_convert, ACC_NAME)
 #define TREE AXC(axis_tree, ACC_NAME)
+#define ROUNDS_SIMD AXC(axis_rounds_simd, ACC_NAME)
+#define ROUNDS AXC(axis_rounds, ACC_NAME)
 #define ROW_ITEM AXC(axis_row_item, ACC_NAME)
 #define COLUMN_ITEM AXC(axis_column_item, ACC_NAME)
 #define ITEMS AXC(axis_items, ACC_NAME)
@@ -48,9 +50,22 @@ static void TREE(ACC_T *s, int count, int64_t width) {
             for (int64_t i = 0; i < width; ++i) s[(int64_t)l * width + i] += s[(int64_t)(l + offset) * width + i];
 }
 
+/* `rounds` whole rounds of G lanes' chunks of V elements from src: part[g] += each element of chunk
+ * g of each round, in order. cpu_axis.c's SIMD where it has one for G and V, else one at a time. */
+static void ROUNDS(ACC_T *part, const ACC_T *src, int64_t G, int64_t V, int64_t rounds) {
+    if (ROUNDS_SIMD(part, src, G, V, rounds)) return;
+    for (int64_t r = 0; r < rounds; ++r, src += G * V)
+        for (int64_t g = 0; g < G; ++g) {
+            ACC_T sum = part[g];
+            for (int64_t j = 0; j < V; ++j) sum += src[g * V + j];
+            part[g] = sum;
+        }
+}
+
 /* Rows: segment `seg` of row `o` into out[o * segments + seg]. Lane g adds chunks g, g + G, ... of
  * the segment; a round is the G chunks the lanes add next, read from the input where it is already
- * the accumulator's type and whole, else converted (and padded with zeros) into buf. */
+ * the accumulator's type and whole (all the segment's rounds at once), else converted (and padded
+ * with zeros) into buf a round at a time. */
 static void ROW_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype, int direct, int64_t o, int64_t seg,
                      ACC_T *out) {
     const int64_t V = s->vector, G = s->lanes, R = s->reduced, round = G * V;
@@ -58,20 +73,18 @@ static void ROW_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype
     const int64_t last = first + s->segment < s->chunks ? first + s->segment : s->chunks;
     ACC_T part[CURED_AXIS_ROW_LANES] = {0};
     ACC_T buf[CURED_AXIS_ROW_LANES * CURED_VECTOR_BYTES]; /* G x V elements, V <= 16 */
-    for (int64_t c = first; c < last; c += G) {          /* a segment is a whole number of rounds but the row's last */
+    int64_t c = first; /* a segment is a whole number of rounds but the row's last */
+    if (direct) {
+        const int64_t rounds = (last - first + G - 1) / G, whole = (R - first * V) / round;
+        const int64_t n = rounds < whole ? rounds : whole;
+        ROUNDS(part, (const ACC_T *)in + o * R + first * V, G, V, n);
+        c += n * G;
+    }
+    for (; c < last; c += G) {
         const int64_t at = c * V, have = R - at < round ? R - at : round;
-        const ACC_T *src = buf;
-        if (direct && have == round) {
-            src = (const ACC_T *)in + o * R + at;
-        } else {
-            CONVERT(in, dtype, o * R + at, have, buf);
-            for (int64_t k = have; k < round; ++k) buf[k] = (ACC_T)0;
-        }
-        for (int64_t g = 0; g < G; ++g) {
-            ACC_T sum = part[g];
-            for (int64_t j = 0; j < V; ++j) sum += src[g * V + j];
-            part[g] = sum;
-        }
+        CONVERT(in, dtype, o * R + at, have, buf);
+        for (int64_t k = have; k < round; ++k) buf[k] = (ACC_T)0;
+        ROUNDS(part, buf, G, V, 1);
     }
     TREE(part, (int)G, 1);
     out[o * s->segments + seg] = part[0];
@@ -125,6 +138,8 @@ static void ITEMS(const cured_axis_step *s, const void *in, cured_dtype dtype, i
 #undef AXC
 #undef CONVERT
 #undef TREE
+#undef ROUNDS_SIMD
+#undef ROUNDS
 #undef ROW_ITEM
 #undef COLUMN_ITEM
 #undef ITEMS
