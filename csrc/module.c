@@ -395,8 +395,8 @@ static int parse_place(const char *device) {
 /* device="auto" for host input: V9 on the CPU (cpu_tiles.c, the same bits) where it is faster than
  * the GPU path, whose copy to the device both the bus (55 GB/s pinned on the H200's host) and the
  * host's CPUs (each lane's memcpy into pinned memory) limit; the other versions teach the GPU, but
- * V10, exact, has one answer wherever it runs (exact_cpu.c) and takes the CPU up to
- * AUTO_EXACT_CPU_ELEMENTS. V9, measured on the H200's host, float32, wall time, the process held
+ * V10, exact, has one answer wherever it runs (exact_cpu.c) and takes the CPU where that was
+ * measured faster (below). V9, measured on the H200's host, float32, wall time, the process held
  * to K of its 16 CPUs (scripts/probes/host_baseline.py --cpus K, 2026-11-22 14:12 to 14:17 UTC):
  * with 2 and 4 CPUs the CPU path was ahead up to 2^24 elements (64 MiB; 1.7x and 2.0x there) and 2 to
  * 9% behind from 2^26; with 8, ahead up to 2^28 (7% to 27%) and 7% behind at 2^30; with all 16, ahead
@@ -404,15 +404,21 @@ static int parse_place(const char *device) {
 #define AUTO_CPU_BYTES ((int64_t)64 << 20)
 #define AUTO_CPU_ALWAYS_THREADS 8
 /* V10 costs the CPU 10 to 25 times V9's time an element, so the GPU path's fixed 30 to 55 us win
- * early. Wall time, float32 and float64, the H100's host held to 2, 4, 8 and 16 CPUs and the H200's
- * 16 (scripts/probes/v10_host_place.py, 2026-11-23): up to 2^12 elements the CPU took 0.15 to 0.61
- * of the GPU path's time everywhere; at 2^14 0.44 to 1.92, at 2^16 0.91 to 1.64; beyond, the CPU's
- * threads won some lengths with 8 CPUs or more (2^18 to 2^20: 0.59 to 0.95) and lost from 2^22
- * (1.0 to 6.2). */
+ * early; the CPU's threads win again in a middle band on hosts of 16 CPUs or more. Wall time,
+ * float32 and float64, scripts/probes/v10_host_place.py, 2026-11-23: on the H100's host held to 2,
+ * 4, 8 and 16 CPUs and on the H200's 16, up to 2^12 elements the CPU took 0.09 to 0.61 of the GPU
+ * path's time everywhere, at 2^14 0.44 to 1.92 and at 2^16 0.91 to 1.64. With 16 CPUs, 2^18 and
+ * 2^20 took 0.42 to 0.95 on both hosts (0.87 to 1.06 with 8), and 2^22 0.64 and 0.69 on the H200's
+ * host but 1.00 and 1.98 on the H100's; from 2^24 the GPU path won everywhere (1.2 to 6.2). */
 #define AUTO_EXACT_CPU_ELEMENTS ((int64_t)1 << 12)
+#define AUTO_EXACT_BAND_FIRST (((int64_t)1 << 17) + 1)
+#define AUTO_EXACT_BAND_LAST ((int64_t)1 << 21)
+#define AUTO_EXACT_BAND_THREADS 16
 static int auto_picks_cpu(const cured_version *version, int64_t n, int64_t bytes) {
     if (version == NULL) return 0;
-    if (version->tree == CURED_TREE_EXACT) return n <= AUTO_EXACT_CPU_ELEMENTS;
+    if (version->tree == CURED_TREE_EXACT)
+        return n <= AUTO_EXACT_CPU_ELEMENTS || (n >= AUTO_EXACT_BAND_FIRST && n <= AUTO_EXACT_BAND_LAST &&
+                                                cured_pool_capacity() >= AUTO_EXACT_BAND_THREADS);
     return version->tree == CURED_TREE_WARPS &&
            (bytes <= AUTO_CPU_BYTES || cured_pool_capacity() >= AUTO_CPU_ALWAYS_THREADS);
 }

@@ -110,20 +110,31 @@ def test_auto_picks_the_cpu_where_it_is_faster(seed):
     assert cured.sum(cupy.asarray(small), timing=True).timing.device == "gpu"
 
 
-def test_auto_sums_short_host_arrays_exactly_on_the_cpu(seed):
-    """device="auto" under V10 (cured.fsum's default): a host array of up to 4096 elements on the
-    CPU, a longer one on the GPU, the one answer either way; device arrays on their GPU; host arrays
-    along axes on the CPU (the GPU's sums along axes read device arrays only). Where a sum ran is
-    timing=True's word, and, along axes, the fault hook's count of CUDA calls (none)."""
+def test_auto_sums_host_arrays_exactly_where_the_cpu_is_faster(seed):
+    """device="auto" under V10 (cured.fsum's default): a host array on the CPU up to 4096 elements,
+    and from 2^17 + 1 to 2^21 where the process may use 16 CPUs, else on the GPU, the one answer
+    either way (the few-CPU case with the process held to 2 CPUs); device arrays on their GPU; host
+    arrays along axes on the CPU (the GPU's sums along axes read device arrays only). Where a sum
+    ran is timing=True's word, and, along axes, the fault hook's count of CUDA calls (none)."""
     cupy = pytest.importorskip("cupy", reason="CuPy makes the device array")
+    cpus = os.sched_getaffinity(0)
+    band = "cpu" if len(cpus) >= 16 else "gpu"
+    cases = [(1, "cpu"), (4096, "cpu"), (4097, "gpu"), (1 << 17, "gpu"), ((1 << 17) + 1, band), (1 << 21, band),
+             ((1 << 21) + 1, "gpu")]
     for dtype in ("float16", "float32", "float64"):
-        for n, where in [(1, "cpu"), (4096, "cpu"), (4097, "gpu"), (1 << 20, "gpu")]:
+        for n, where in cases:
             x = random_array(seed + n, np.dtype(dtype), n)
             value, timing = cured.fsum(x, timing=True)
             assert timing.device == where, (dtype, n)
             assert same_bits(value, cured.fsum(x, device="cpu")), (dtype, n)
-            assert same_bits(value, cured.fsum(x, device="cpu" if where == "gpu" else "gpu")), (dtype, n)
-            assert cured.fsum_state(x) == cured.fsum_state(x, device="cpu"), (dtype, n)
+            assert same_bits(value, cured.fsum(x, device="gpu")), (dtype, n)
+            assert cured.fsum_state(x) == cured.fsum_state(x, device="gpu"), (dtype, n)
+    x = random_array(seed, np.dtype("float32"), 1 << 20)
+    try:
+        os.sched_setaffinity(0, {min(cpus), max(cpus)})
+        assert cured.fsum(x, timing=True).timing.device == "gpu"
+    finally:
+        os.sched_setaffinity(0, cpus)
     x = random_array(seed, np.dtype("float32"), 4096)
     assert cured.fsum(cupy.asarray(x), timing=True).timing.device == "gpu"
     grid = random_array(seed, np.dtype("float64"), 64 * 48).reshape(64, 48)
