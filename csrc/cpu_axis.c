@@ -11,11 +11,13 @@
  * already; and the step's segments and blocks of columns, whose sums are independent, go to the
  * pool's threads (pool.h) as the whole-array CPU sum sizes them (cured_cpu_threads_for).
  *
- * Evidence (scripts/probes/axis_host.py, wall time, the H200 machine's 16-CPU host, 2026-11-23 16:11
- * UTC, float32 and float64): 22 to 126 GB/s from 1024 x 1024 up, 1.7 to 22 times numpy.sum, 2.6 to 10
+ * Evidence (scripts/probes/axis_host.py, wall time, the H200 machine's 16-CPU host, 2026-11-23 18:39
+ * UTC, float32 and float64): 27 to 218 GB/s from 1024 x 1024 up, 2.0 to 32 times numpy.sum, 2.2 to 14
  * times the GPU path (a pageable copy, the axis kernels, the results back), the GPU's bits every
- * time; at 64 x 64, 5 to 11 us against numpy's 4 to 5 (the Python layer's cost, not this file's). On
- * the 2-CPU build machine: 2.9 to 22 GB/s from 1024 x 1024 up, 0.6 to 6.1 times numpy.sum. */
+ * time; rows of 16 are the slowest (27 and 46 GB/s, where the same arrays' columns read 97 and 118:
+ * each row pays its setup and its lanes' tree); at 64 x 64, 4.4 to 6.2 us against numpy's 4.2 to 4.7
+ * (the Python layer's cost, not this file's). On the 2-CPU build machine: 2.9 to 22 GB/s from 1024 x
+ * 1024 up, 0.6 to 6.1 times numpy.sum (before the rows' SSE2, below). */
 #include <stdlib.h>
 #include <string.h>
 
