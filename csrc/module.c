@@ -409,7 +409,7 @@ static int parse_place(const char *device) {
  * 4, 8 and 16 CPUs and on the H200's 16, up to 2^12 elements the CPU took 0.09 to 0.61 of the GPU
  * path's time everywhere, at 2^14 0.44 to 1.92 and at 2^16 0.91 to 1.64. With 16 CPUs, 2^18 and
  * 2^20 took 0.42 to 0.95 on both hosts (0.87 to 1.06 with 8), and 2^22 0.64 and 0.69 on the H200's
- * host but 1.00 and 1.98 on the H100's; from 2^24 the GPU path won everywhere (1.2 to 6.2). */
+ * host but 1.00 and 1.98 on the H100's; from 2^24 the GPU path won everywhere (1.2 to 5.0). */
 #define AUTO_EXACT_CPU_ELEMENTS ((int64_t)1 << 12)
 #define AUTO_EXACT_BAND_FIRST (((int64_t)1 << 17) + 1)
 #define AUTO_EXACT_BAND_LAST ((int64_t)1 << 21)

@@ -60,7 +60,7 @@ def fsum(
     one correctly rounded sum. device="auto" (the default, as cured.sum's) sums device arrays on
     their GPU, and a host array on the CPU's threads (exact_cpu.c) where that was measured faster
     than the copy to the device: up to 4096 elements, and from 2^17 + 1 to 2^21 where the process
-    may use 16 CPUs or more; longer ones on the GPU, which read them at 39 to 51 GB/s from 2^26
+    may use 16 CPUs or more; the others on the GPU, which read them at 39 to 51 GB/s from 2^26
     elements where 16 CPU threads reached 15 to 32 (wall time, H100 and H200 hosts, 2026-11-23).
     Like every "auto", it needs a GPU.
     """

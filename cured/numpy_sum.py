@@ -126,9 +126,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         sums device arrays on their GPU, and host arrays where it is faster: V9's sums of every
         element on the CPU, at every size where this process may use 8 CPUs or more, else up to 64
         MiB; V10's (exact, one answer anywhere) on the CPU up to 4096 elements and, with 16 CPUs or
-        more, from 2^17 + 1 to 2^21; the rest on the GPU (README "Host arrays" has the
-        measurements). It needs a GPU either
-        way (as "gpu", it raises CudaError without one: the same call gives the same answer, or
+        more, from 2^17 + 1 to 2^21; the rest on the GPU (README's "Where a host array is summed"
+        has the measurements). It needs a GPU either way (as "gpu", it raises CudaError without
+        one: the same call gives the same answer, or
         error, whatever the input's size or the machine's CPUs). Along axes, "auto" sums host arrays
         on the CPU (the GPU path's copy of pageable memory is slower) and device arrays on their GPU;
         version="cub" runs on the GPU.
