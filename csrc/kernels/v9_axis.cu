@@ -90,6 +90,12 @@ __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *o
 // in each load: with one chunk a lane (rows of up to 32 chunks), a warp's load covers 32 / G whole
 // rows, contiguous when the rows are G chunks long. P is a template parameter: with P known only
 // at run time, the float32 kernel took 164 registers a thread (one block an SM), with it 64.
+// The lanes' trees of a thread's 8 / P rows share their shuffles (below). Before that, this kernel
+// was bound by instructions, mostly shuffles (rows of 16 float64: schedulers issuing on 58% of
+// cycles against V9's 7%, Nsight Compute, H200, 2026-11-22); after it, device time against V9 on
+// the flat array, H200, 2026-11-23 (scripts/probes/axis_grid_ab.py, 20:00 and 20:32 UTC): rows of
+// 16 float64 0.86 -> 0.92, of 64 float64 0.74 -> 0.93, of 256 float32 0.96 -> 0.98; float32 rows
+// of 16 and 64 unchanged at 0.91 and 0.93. Registers fell too (float64, one chunk a lane: 70 -> 58).
 template <class In, class Acc, bool Aligned, int P>
 __global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *out, cured_axis_step s) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
@@ -110,16 +116,47 @@ __global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *ou
                 load_chunk<In, Aligned>(in + row * s.reduced + chunk * V, inside ? s.reduced - chunk * V : 0, v[r][k]);
             }
         }
+        Acc part[kRows];  // this lane's sum of each row
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
-            Acc sum = Acc(0);
+            part[r] = Acc(0);
 #pragma unroll
             for (int k = 0; k < P; ++k)
 #pragma unroll
-                for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[r][k][j]);
-            for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
-            const int64_t row = base + r * groups + group;
-            if (g == 0 && row < s.outer) out[row] = sum;
+                for (int j = 0; j < V; ++j) part[r] += cured::to_acc<Acc>(v[r][k][j]);
+        }
+        // The lanes' tree (axis.h): at offset o, lane l adds lane l + o, for o = G/2, ..., 1. Each
+        // level adds the same pairs of lanes for all kRows rows, so a pair shares the work: the
+        // lower lane adds the first half of the rows it holds, the upper lane the second half, each
+        // receiving one value for each row it keeps. The same additions, operands in the same order
+        // (the lower lane's first), in kRows - 1 shuffles where one row at a time took
+        // kRows x log2(G) (rows of 16 float64: 7 against 24). A lane then holds rows first ..
+        // first + held - 1.
+        int offset = lanes / 2, first = 0, held = kRows;
+#pragma unroll
+        for (int half = kRows / 2; half > 0; half /= 2) {
+            if (offset > 0) {
+                const bool upper = (g & offset) != 0;
+#pragma unroll
+                for (int i = 0; i < half; ++i) {
+                    const Acc kept = upper ? part[i + half] : part[i];
+                    const Acc got = __shfl_xor_sync(0xffffffffu, upper ? part[i] : part[i + half], offset, lanes);
+                    part[i] = upper ? got + kept : kept + got;
+                }
+                first += upper ? half : 0;
+                held = half;
+                offset /= 2;
+            }
+        }
+        // More levels than rows: the rest of the tree on the one row left, as before; its sum ends
+        // in the lowest of each 2 x `spread` lanes.
+        const int spread = offset;
+        for (; offset > 0; offset /= 2) part[0] += __shfl_down_sync(0xffffffffu, part[0], offset, lanes);
+        const bool writes = spread == 0 || (g & (2 * spread - 1)) == 0;
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) {
+            const int64_t row = base + int64_t(first + i) * groups + group;
+            if (writes && i < held && row < s.outer) out[row] = part[i];
         }
     }
 }
