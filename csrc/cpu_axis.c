@@ -14,10 +14,11 @@
  * Evidence (scripts/probes/axis_host.py, wall time, the H200 machine's 16-CPU host, 2026-11-23 18:39
  * UTC, float32 and float64): 27 to 218 GB/s from 1024 x 1024 up, 2.0 to 32 times numpy.sum, 2.2 to 14
  * times the GPU path (a pageable copy, the axis kernels, the results back), the GPU's bits every
- * time; rows of 16 are the slowest (27 and 46 GB/s, where the same arrays' columns read 97 and 118:
- * each row pays its setup and its lanes' tree); at 64 x 64, 4.4 to 6.2 us against numpy's 4.2 to 4.7
- * (the Python layer's cost, not this file's). On the 2-CPU build machine: 2.9 to 22 GB/s from 1024 x
- * 1024 up, 0.6 to 6.1 times numpy.sum (before the rows' SSE2, below). */
+ * time; rows of 16 were the slowest (27 and 46 GB/s, where the same arrays' columns read 97 and 118:
+ * each row paid its setup and its lanes' tree, which the short rows' loop below removes); at 64 x
+ * 64, 4.4 to 6.2 us against numpy's 4.2 to 4.7 (the Python layer's cost, not this file's). On the
+ * 2-CPU build machine: 2.9 to 22 GB/s from 1024 x 1024 up, 0.6 to 6.1 times numpy.sum (before the
+ * rows' SSE2, below). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,16 @@ static int axis_rounds_simd_u64(uint64_t *part, const uint64_t *src, int64_t G, 
     uint64_t total = 0;
     for (int64_t k = 0; k < rounds * G * V; ++k) total += src[k];
     part[0] += total;
+    return 1;
+}
+
+/* And a short row's sum is its elements' sum, in any order. */
+static int axis_short_rows_u64(uint64_t *out, const uint64_t *src, int64_t rows, int64_t G, int64_t V) {
+    for (int64_t r = 0; r < rows; ++r, src += G * V) {
+        uint64_t total = 0;
+        for (int64_t k = 0; k < G * V; ++k) total += src[k];
+        out[r] = total;
+    }
     return 1;
 }
 
@@ -113,7 +124,91 @@ static int axis_rounds_simd_f64(double *part, const double *src, int64_t G, int6
     default: return 0;
     }
 }
+
+/* ---- short rows: one round a row, read in place --------------------------------------------------
+ * axis_short_rows_T(out, src, rows, G, V): `rows` consecutive rows of exactly G chunks of V elements
+ * (one round each) into out[0 .. rows): each row's lanes' chains, then the lanes' SEQUENTIAL tree
+ * (offsets G/2, ..., 1: lane l adds lane l + offset), all in registers; returns 0 where there is no
+ * such loop for G and V. A row through the general path (ROW_ITEM) pays for clearing 32 lanes, a
+ * division and a modulo, a call a round and the tree's loops before its 16 or so additions. Lane l
+ * is element l % w of register l / w (w = 4 float32, 2 float64): the tree's offsets of w and more
+ * add whole registers, the rest add within one, each pair's lower lane first as in the model.
+ * One thread on this repository's build machine, wall time, 2026-11-23 (before -> after; numpy.sum
+ * along the same axis 2.5 to 12.6): float32 rows of 16 2.6 -> 12.7 GB/s, of 32 4.4 -> 13.8, of 64
+ * 7.3 -> 14.0, of 128 9.1 -> 11.4; float64 rows of 8 2.2 -> 11.9, of 16 3.9 -> 13.6, of 32 5.6 ->
+ * 14.8, of 64 8.5 -> 13.4. Not yet measured on the lent GPUs' 16-CPU hosts. */
+/* Lanes 4q .. 4q + 3's chains from +0, float32: chunk g's 4 elements at src + 4g. */
+static ALWAYS_INLINE __m128 chains_f32(const float *src, int q) {
+    __m128 e0 = _mm_loadu_ps(src + 16 * q), e1 = _mm_loadu_ps(src + 16 * q + 4);
+    __m128 e2 = _mm_loadu_ps(src + 16 * q + 8), e3 = _mm_loadu_ps(src + 16 * q + 12);
+    _MM_TRANSPOSE4_PS(e0, e1, e2, e3);
+    return _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_setzero_ps(), e0), e1), e2), e3);
+}
+
+/* Lanes 2q and 2q + 1's chains from +0, float64: chunk g's 2 elements at src + 2g. */
+static ALWAYS_INLINE __m128d chains_f64(const double *src, int q) {
+    const __m128d a = _mm_loadu_pd(src + 4 * q), b = _mm_loadu_pd(src + 4 * q + 2);
+    return _mm_add_pd(_mm_add_pd(_mm_setzero_pd(), _mm_unpacklo_pd(a, b)), _mm_unpackhi_pd(a, b));
+}
+
+/* The tree's first level over whole registers is made as the upper half's chains are computed, so
+ * that only half the registers of sums are live at once (32 float64 lanes: 8 of the 16). */
+#define SHORT_ROWS_BODY(T, chains, add, groups)                                                    \
+    T acc[CURED_AXIS_ROW_LANES / 4];                                                               \
+    const int first_half = (groups) > 1 ? (groups) / 2 : 1;                                        \
+    for (int q = 0; q < first_half; ++q) acc[q] = chains(src, q);                                  \
+    if ((groups) > 1)                                                                              \
+        for (int q = 0; q < first_half; ++q) acc[q] = add(acc[q], chains(src, q + first_half));    \
+    for (int half = (groups) / 4; half > 0; half /= 2)                                             \
+        for (int q = 0; q < half; ++q) acc[q] = add(acc[q], acc[q + half]);
+
+static ALWAYS_INLINE void short_rows_f32(float *out, const float *src, int64_t rows, const int groups) {
+    for (int64_t r = 0; r < rows; ++r, src += 16 * groups) {
+        SHORT_ROWS_BODY(__m128, chains_f32, _mm_add_ps, groups)
+        const __m128 pairs = _mm_add_ps(acc[0], _mm_movehl_ps(acc[0], acc[0])); /* lanes 0 + 2, 1 + 3 */
+        out[r] = _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
+    }
+}
+
+static ALWAYS_INLINE void short_rows_f64(double *out, const double *src, int64_t rows, const int groups) {
+    for (int64_t r = 0; r < rows; ++r, src += 4 * groups) {
+        SHORT_ROWS_BODY(__m128d, chains_f64, _mm_add_pd, groups)
+        out[r] = _mm_cvtsd_f64(_mm_add_sd(acc[0], _mm_unpackhi_pd(acc[0], acc[0])));
+    }
+}
+#undef SHORT_ROWS_BODY
+
+static int axis_short_rows_f32(float *out, const float *src, int64_t rows, int64_t G, int64_t V) {
+    if (V != 4) return 0;
+    switch (G) {
+    case 4: short_rows_f32(out, src, rows, 1); return 1;
+    case 8: short_rows_f32(out, src, rows, 2); return 1;
+    case 16: short_rows_f32(out, src, rows, 4); return 1;
+    case 32: short_rows_f32(out, src, rows, 8); return 1;
+    default: return 0;
+    }
+}
+
+static int axis_short_rows_f64(double *out, const double *src, int64_t rows, int64_t G, int64_t V) {
+    if (V != 2) return 0;
+    switch (G) {
+    case 2: short_rows_f64(out, src, rows, 1); return 1;
+    case 4: short_rows_f64(out, src, rows, 2); return 1;
+    case 8: short_rows_f64(out, src, rows, 4); return 1;
+    case 16: short_rows_f64(out, src, rows, 8); return 1;
+    case 32: short_rows_f64(out, src, rows, 16); return 1;
+    default: return 0;
+    }
+}
 #else
+static int axis_short_rows_f32(float *out, const float *src, int64_t rows, int64_t G, int64_t V) {
+    (void)out, (void)src, (void)rows, (void)G, (void)V;
+    return 0;
+}
+static int axis_short_rows_f64(double *out, const double *src, int64_t rows, int64_t G, int64_t V) {
+    (void)out, (void)src, (void)rows, (void)G, (void)V;
+    return 0;
+}
 static int axis_rounds_simd_f32(float *part, const float *src, int64_t G, int64_t V, int64_t rounds) {
     (void)part, (void)src, (void)G, (void)V, (void)rounds;
     return 0;

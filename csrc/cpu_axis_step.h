@@ -11,6 +11,7 @@
 #define CONVERT AXC(axis_convert, ACC_NAME)
 #define TREE AXC(axis_tree, ACC_NAME)
 #define ROUNDS_SIMD AXC(axis_rounds_simd, ACC_NAME)
+#define SHORT_ROWS AXC(axis_short_rows, ACC_NAME)
 #define ROUNDS AXC(axis_rounds, ACC_NAME)
 #define ROW_ITEM AXC(axis_row_item, ACC_NAME)
 #define COLUMN_ITEM AXC(axis_column_item, ACC_NAME)
@@ -121,6 +122,10 @@ static void ITEMS(const cured_axis_step *s, const void *in, cured_dtype dtype, i
                   int64_t end) {
     ACC_T *const out = (ACC_T *)out_;
     if (s->inner == 1) {
+        /* Rows of one whole round each (items are rows then): cpu_axis.c's loop without a row's setup. */
+        if (direct && s->segments == 1 && s->reduced == s->lanes * s->vector &&
+            SHORT_ROWS(out + begin, (const ACC_T *)in + begin * s->reduced, end - begin, s->lanes, s->vector))
+            return;
         for (int64_t item = begin; item < end; ++item)
             ROW_ITEM(s, in, dtype, direct, item / s->segments, item % s->segments, out);
         return;
@@ -139,6 +144,7 @@ static void ITEMS(const cured_axis_step *s, const void *in, cured_dtype dtype, i
 #undef CONVERT
 #undef TREE
 #undef ROUNDS_SIMD
+#undef SHORT_ROWS
 #undef ROUNDS
 #undef ROW_ITEM
 #undef COLUMN_ITEM

@@ -185,9 +185,10 @@ def test_fold_order_is_the_shape_s(seed):
 
 
 # Beyond the shapes above: several blocks of 1024 columns, strands (columns narrower than 32 vectors),
-# rows of several segments, and enough bytes for several threads.
+# rows of several segments, enough bytes for several threads, and rows of one whole round of 2 to 32
+# lanes (cpu_axis.c's short rows: float32 rows of 16 to 128, float64 rows of 4 to 64).
 FAST_SHAPES = [(3000, 700), (3000, 2), (3000, 16), (3000, 100), (40, 2500), (5, 3000, 7), (2, 2**17 + 3),
-               (2**17 + 3, 2), (16, 2**14, 3), (300, 4100)]
+               (2**17 + 3, 2), (16, 2**14, 3), (300, 4100), (300, 32), (200, 64), (100, 128)]
 
 
 def model_pairs():
