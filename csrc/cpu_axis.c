@@ -151,9 +151,10 @@ static ALWAYS_INLINE __m128d chains_f64(const double *src, int q) {
     return _mm_add_pd(_mm_add_pd(_mm_setzero_pd(), _mm_unpacklo_pd(a, b)), _mm_unpackhi_pd(a, b));
 }
 
-/* The tree's first level over whole registers is made as the upper half's chains are computed, so
- * that only half the registers of sums are live at once (32 float64 lanes: 8 of the 16). */
-#define SHORT_ROWS_BODY(T, chains, add, groups)                                                    \
+/* Declares acc[] and leaves in acc[0] the lanes' sums after the tree's levels over whole registers,
+ * for the row at src. The first level is made as the upper half's chains are computed, so that only
+ * half the registers of sums are live at once (32 float64 lanes: 8 of the 16). */
+#define SHORT_ROWS_BODY(T, acc, chains, add, src, groups)                                           \
     T acc[CURED_AXIS_ROW_LANES / 4];                                                               \
     const int first_half = (groups) > 1 ? (groups) / 2 : 1;                                        \
     for (int q = 0; q < first_half; ++q) acc[q] = chains(src, q);                                  \
@@ -164,7 +165,7 @@ static ALWAYS_INLINE __m128d chains_f64(const double *src, int q) {
 
 static ALWAYS_INLINE void short_rows_f32(float *out, const float *src, int64_t rows, const int groups) {
     for (int64_t r = 0; r < rows; ++r, src += 16 * groups) {
-        SHORT_ROWS_BODY(__m128, chains_f32, _mm_add_ps, groups)
+        SHORT_ROWS_BODY(__m128, acc, chains_f32, _mm_add_ps, src, groups)
         const __m128 pairs = _mm_add_ps(acc[0], _mm_movehl_ps(acc[0], acc[0])); /* lanes 0 + 2, 1 + 3 */
         out[r] = _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
     }
@@ -172,7 +173,7 @@ static ALWAYS_INLINE void short_rows_f32(float *out, const float *src, int64_t r
 
 static ALWAYS_INLINE void short_rows_f64(double *out, const double *src, int64_t rows, const int groups) {
     for (int64_t r = 0; r < rows; ++r, src += 4 * groups) {
-        SHORT_ROWS_BODY(__m128d, chains_f64, _mm_add_pd, groups)
+        SHORT_ROWS_BODY(__m128d, acc, chains_f64, _mm_add_pd, src, groups)
         out[r] = _mm_cvtsd_f64(_mm_add_sd(acc[0], _mm_unpackhi_pd(acc[0], acc[0])));
     }
 }
