@@ -24,7 +24,18 @@
  *    strands: strand p adds, from 0, rows p, p + P, p + 2P, ... of the segment, into one sum a
  *    column; then the P strands' sums are added in the SEQUENTIAL tree. P > 1 only where the
  *    chunks across a row are fewer than 32, so that a warp holds P strands of one segment; Sr is
- *    the largest power of two from 4096 down to 64 that still leaves 2^18 (strand, chunk) pairs.
+ *    the largest power of two from 4096 down to 64 that still leaves 2^18 (strand, chunk) pairs,
+ *    and where rows are at most 1 KiB and R > Sr, 31/32 of it (4096 -> 3968, ..., 64 -> 62).
+ *    Why: a unit of such rows reads at most 8 KiB a round of loads, and thousands of units read in
+ *    step; with segments a power of two of rows apart they all stand at the same offset modulo a
+ *    power of two of bytes and crowd the same DRAM channels. Moving each segment's start 1/32 of a
+ *    segment back from the last spreads them. Device time of the columns' kernel, NVIDIA H200,
+ *    2026-11-24 02:51 UTC (scripts/probes/axis_grid_ab.py, each rule in one process beside V9 on
+ *    the same bytes): (2^24, 16) float32 along 0, segments of 2048 rows (128 KiB apart) 254.1 us,
+ *    of 1984 (124 KiB) 235.4, V9 233.3; float64 490.6 -> 468.8, V9 463.0; (2^20, 256) float32,
+ *    256 -> 248 rows, 248.7 -> 237.4, V9 233.0. Other segments forced at 02:47 (V9 237.7): 2040
+ *    rows 245.0, 4096 255.8, 1024 243.3. Wider rows read 16 KiB or more a round and gain nothing:
+ *    (512, 512, 512) float32 along 1 went from 2 x 62.5 to 2 x 65.2 us with 124-row segments.
  * A step of more than one segment writes the segments' sums, (O, segments, I), which the next
  * step sums as columns (or rows when I == 1), in the accumulator's type, until one segment is
  * left. */
@@ -59,6 +70,7 @@ typedef struct {
 #define CURED_AXIS_ROW_LANES 32          /* the most lanes a row segment: a warp */
 #define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of a long row: 64 a lane */
 #define CURED_AXIS_COLUMN_PAIRS (1 << 18) /* (strand, chunk) pairs a column step leaves at least */
+#define CURED_AXIS_NARROW_ROW_BYTES 1024  /* columns of rows this wide or less: segments of 31/32 */
 
 static inline CURED_AXIS_HD int64_t cured_axis_pow2_at_least(int64_t x) {
     int64_t p = 1;
@@ -93,6 +105,7 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
         while (s.segment > 64 && pairs_a_segment * (double)((reduced + s.segment - 1) / s.segment) <
                                      (double)CURED_AXIS_COLUMN_PAIRS)
             s.segment /= 2;
+        if (inner * item_size <= CURED_AXIS_NARROW_ROW_BYTES && reduced > s.segment) s.segment -= s.segment / 32;
     }
     /* Rows cut their chunks into segments, columns their rows. */
     const int64_t cut = inner == 1 ? s.chunks : reduced;
@@ -152,9 +165,11 @@ int cured_cpu_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_
 int cured_cpu_axis_sum_fast(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *in,
                             void *out);
 
-/* kernels/v9_axis.cu: one step's launch, reading `in` (step's input dtype) into `out` (acc). */
+/* kernels/v9_axis.cu: one step's launch, reading `in` (step's input dtype) into `out` (acc). With
+ * after_previous, the launch may overlap the end of the kernel before it in `stream`, which must be
+ * another step's (programmatic dependent launch, where the GPU has it). */
 cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype, cured_acc acc, const void *in,
-                              void *out, cudaStream_t stream);
+                              void *out, int after_previous, cudaStream_t stream);
 
 /* kernels/v10_axis.cu: V10 along axes. Each of `rows` rows of `length` (>= 1) consecutive elements
  * of in_dtype at d_in summed exactly and rounded once into `result` (float16, float32 or float64),
