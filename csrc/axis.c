@@ -80,7 +80,7 @@ cured_cuda_status cured_axis_sum(const cured_axis_fold *fold, cured_dtype in_dty
             const size_t bytes = (size_t)(step->outer * step->segments * step->inner) * acc_size;
             CURED_TRY("cudaMallocAsync (the sums of segments)", cudaMallocAsync(&dst, bytes, stream));
         }
-        const cudaError_t launched = cured_axis_launch(step, i == 0 ? in_dtype : acc_dtype, acc, in, dst, stream);
+        const cudaError_t launched = cured_axis_launch(step, i == 0 ? in_dtype : acc_dtype, acc, in, dst, i > 0, stream);
         if (launched != cudaSuccess) {
             if (!last) cured_keep_first(&status, cudaFreeAsync(dst, stream), "cudaFreeAsync");
             CURED_TRY("cured_axis_launch (a step of the sum along axes)", launched);

@@ -164,6 +164,59 @@ cudaError_t launch_cluster(void (*kernel)(Params...), int blocks, int threads, s
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
+// Programmatic dependent launch (sm_90 up): a kernel launched with launch_after_previous may be
+// scheduled while the kernel before it in the stream finishes, instead of after, so that the
+// launch's own latency hides under that kernel's tail. Such a kernel calls await_previous_launch
+// before it touches memory: it waits there until the kernel before it has finished and its writes
+// are visible, then lets the kernel after it be scheduled. Launched the ordinary way, or built for
+// an older GPU, both are no-ops.
+__device__ __forceinline__ void await_previous_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+// Whether the current GPU runs programmatic dependent launches (compute capability 9.0 up).
+// Cached per device.
+inline cudaError_t overlaps_launches(bool *overlaps) {
+    static std::atomic<int> cached[64];  // 0: not asked yet; 1: no; 2: yes
+    int device, major;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    const int known = device < 64 ? cached[device].load(std::memory_order_relaxed) : 0;
+    if (known != 0) {
+        *overlaps = known == 2;
+        return cudaSuccess;
+    }
+    if ((err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)) != cudaSuccess) return err;
+    *overlaps = major >= 9;
+    if (device < 64) cached[device].store(*overlaps ? 2 : 1, std::memory_order_relaxed);
+    return cudaSuccess;
+}
+
+// Launches kernel(args...) on `blocks` x `threads`, to overlap the end of the kernel before it in
+// `stream` where the GPU can (above; the kernel must begin with await_previous_launch), else the
+// ordinary way; returns the launch's error.
+template <class... Params, class... Args>
+cudaError_t launch_after_previous(void (*kernel)(Params...), int64_t blocks, int threads, cudaStream_t stream,
+                                  Args &&...args) {
+    bool overlaps;
+    cudaError_t err = overlaps_launches(&overlaps);
+    if (err != cudaSuccess) return err;
+    cudaLaunchAttribute overlap = {};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(unsigned(blocks));
+    config.blockDim = dim3(unsigned(threads));
+    config.stream = stream;
+    config.attrs = overlaps ? &overlap : nullptr;
+    config.numAttrs = overlaps ? 1 : 0;
+    err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+    return err != cudaSuccess ? err : cudaGetLastError();
+}
+
 // Whether a launch's span is whole tiles of the input cut as t says (cured_span).
 inline bool whole_tiles(const cured_span &span, const cured_tiles &t) {
     return span.count >= 1 && span.first % t.tile == 0 && span.first + span.count <= span.n &&

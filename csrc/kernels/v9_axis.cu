@@ -11,12 +11,17 @@
 //    time, and longer rows have several chunks a lane; in columns, consecutive threads read
 //    consecutive chunks across a row, and narrow rows give a warp several strands of rows;
 //  - long reductions are cut into segments whose sums the next launch adds (rows of 2048 chunks,
-//    columns of 64 to 4096 rows), so every SM has work whether there are 16 outputs or 2^27;
+//    columns of 62 to 4096 rows), so every SM has work whether there are 16 outputs or 2^27;
 //  - the order of the additions is fixed by the shape and the dtype alone (axis.h), never by the
 //    grid or the GPU: the CPU order model (cpu_model_axis.h) reproduces every output bit for bit.
 // Not kept: V9's single launch. A step of several segments is followed by one more launch over the
 // segments' sums (a few microseconds), instead of V9's ticket: with up to 2^27 outputs a ticket
-// each would cost more than it saves.
+// each would cost more than it saves. Each launch after the first overlaps the end of the one
+// before it (programmatic dependent launch, cured::launch_after_previous): (2^24, 16) float32
+// along 0, three launches after the columns' kernel, took 253.4 us a call with ordinary launches
+// and 249.1 with overlapping ones; (512, 512, 512) float32 along (0, 2) 132.5 -> 129.5 (device
+// time, NVIDIA H200, 2026-11-24 02:51 UTC, axis_grid_ab.py; its per-kernel times then include the
+// wait, so only the call's time tells).
 //
 // Napkin math: (2^14, 2^14) float32 is 1 GiB, read once: 223 us at the H200's theoretical
 // 4.81 TB/s; the segments' sums add 0.2% (rows) to 1.6% (columns of 64-row segments) to it.
@@ -57,6 +62,7 @@ __device__ __forceinline__ void load_chunk(const In *p, int64_t valid, In (&v)[V
 // that reading the rows element by element takes.
 template <class In, class Acc, int R>
 __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *out, cured_axis_step s) {
+    cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     constexpr int kRowsAVector = V / R;
     static_assert(R < V && V % R == 0, "whole rows in a vector");
@@ -98,6 +104,7 @@ __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *o
 // of 16 and 64 unchanged at 0.91 and 0.93. Registers fell too (float64, one chunk a lane: 70 -> 58).
 template <class In, class Acc, bool Aligned, int P>
 __global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *out, cured_axis_step s) {
+    cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     constexpr int kRows = kInFlight / P;  // rows a thread has in flight
     const int lanes = s.lanes;
@@ -166,6 +173,7 @@ __global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *ou
 // chunks, 8 in flight. Threads walk the segments in whole warps.
 template <class In, class Acc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out, cured_axis_step s) {
+    cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     const int lanes = s.lanes;
     const int64_t total = s.outer * s.segments * lanes;
@@ -204,6 +212,7 @@ __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out
 // is too small to fill the GPU: the order of the additions is the same).
 template <class In, class Acc, bool Aligned, int InFlight>
 __global__ void __launch_bounds__(kThreads) sum_columns(const In *in, Acc *out, cured_axis_step s) {
+    cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     const int64_t per_unit = int64_t(s.strands) * s.lanes;
     const int64_t total = s.outer * s.segments * per_unit;
@@ -279,7 +288,8 @@ template <class In, class Acc> constexpr auto short_rows_kernel(int per_lane, bo
 }
 
 template <class In, class Acc> struct axis_launcher {
-    static cudaError_t launch(const cured_axis_step *s, const void *in_, void *out_, cudaStream_t stream) {
+    static cudaError_t launch(const cured_axis_step *s, const void *in_, void *out_, bool after_previous,
+                              cudaStream_t stream) {
         constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
         const In *in = static_cast<const In *>(in_);
         Acc *out = static_cast<Acc *>(out_);
@@ -305,12 +315,13 @@ template <class In, class Acc> struct axis_launcher {
                        : short_rows ? short_rows
                        : rows       ? (aligned ? sum_long_rows<In, Acc, true> : sum_long_rows<In, Acc, false>)
                                     : columns;
+        if (after_previous) return cured::launch_after_previous(kernel, blocks, kThreads, stream, in, out, *s);
         kernel<<<unsigned(blocks), kThreads, 0, stream>>>(in, out, *s);
         return cudaGetLastError();
     }
 };
 
-using axis_fn = cudaError_t (*)(const cured_axis_step *, const void *, void *, cudaStream_t);
+using axis_fn = cudaError_t (*)(const cured_axis_step *, const void *, void *, bool, cudaStream_t);
 
 template <int Dtype, class Acc> constexpr axis_fn axis_entry() {
     using In = typename cured::dtype_type<Dtype>::type;
@@ -332,8 +343,8 @@ constexpr axis_table kAxisLaunchers = make_axis_table(std::make_integer_sequence
 }  // namespace
 
 extern "C" cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype, cured_acc acc,
-                                         const void *in, void *out, cudaStream_t stream) {
+                                         const void *in, void *out, int after_previous, cudaStream_t stream) {
     if (in_dtype < 0 || in_dtype >= CURED_NUM_DTYPES || acc < 0 || acc >= CURED_NUM_ACCS) return cudaErrorInvalidValue;
     const axis_fn fn = kAxisLaunchers.fn[in_dtype][acc];
-    return fn == nullptr ? cudaErrorInvalidValue : fn(step, in, out, stream);
+    return fn == nullptr ? cudaErrorInvalidValue : fn(step, in, out, after_previous != 0, stream);
 }
