@@ -24,18 +24,23 @@
  *    strands: strand p adds, from 0, rows p, p + P, p + 2P, ... of the segment, into one sum a
  *    column; then the P strands' sums are added in the SEQUENTIAL tree. P > 1 only where the
  *    chunks across a row are fewer than 32, so that a warp holds P strands of one segment; Sr is
- *    the largest power of two from 4096 down to 64 that still leaves 2^18 (strand, chunk) pairs,
- *    and where rows are at most 1 KiB and R > Sr, 31/32 of it (4096 -> 3968, ..., 64 -> 62).
- *    Why: a unit of such rows reads at most 8 KiB a round of loads, and thousands of units read in
- *    step; with segments a power of two of rows apart they all stand at the same offset modulo a
- *    power of two of bytes and crowd the same DRAM channels. Moving each segment's start 1/32 of a
- *    segment back from the last spreads them. Device time of the columns' kernel, NVIDIA H200,
- *    2026-11-24 02:51 UTC (scripts/probes/axis_grid_ab.py, each rule in one process beside V9 on
- *    the same bytes): (2^24, 16) float32 along 0, segments of 2048 rows (128 KiB apart) 254.1 us,
- *    of 1984 (124 KiB) 235.4, V9 233.3; float64 490.6 -> 468.8, V9 463.0; (2^20, 256) float32,
- *    256 -> 248 rows, 248.7 -> 237.4, V9 233.0. Other segments forced at 02:47 (V9 237.7): 2040
- *    rows 245.0, 4096 255.8, 1024 243.3. Wider rows read 16 KiB or more a round and gain nothing:
- *    (512, 512, 512) float32 along 1 went from 2 x 62.5 to 2 x 65.2 us with 124-row segments.
+ *    the largest power of two from 4096 down to 64 that still leaves 2^16 (strand, chunk) pairs,
+ *    and where rows are at most 1 KiB and R > Sr, 33/32 of it (4096 -> 4224, ..., 64 -> 66).
+ *    Why 2^16 pairs: 256 blocks of 256 threads keep 8 MiB of loads in flight, which the H200's
+ *    memory needs, and fewer, longer segments write fewer segments' sums and need fewer steps
+ *    after them. Why 33/32: a unit of narrow rows reads at most 8 KiB a round of loads, and
+ *    thousands of units read in step; with segments a power of two of rows apart they all stand at
+ *    the same offset modulo a power of two of bytes and crowd the same DRAM channels; 1/32 of a
+ *    segment more moves each unit's start against the last. 33/32 and not 31/32: it leaves at most
+ *    2^17 x 32/33 threads (497 blocks), under the 528 that 132 SMs hold at once, where 31/32 of
+ *    4096-row segments left 529 and a second wave of one block.
+ *    Device time against V9 on the same bytes, NVIDIA H200, 2026-11-24 (scripts/probes/
+ *    axis_grid_ab.py, each rule in its own process beside V9), before: power-of-two segments and
+ *    2^18 pairs, (2^24, 16) float32 along 0 0.866 at 02:51 UTC (its columns' kernel 254.1 us, V9's
+ *    233.3; 235.4 with 1984-row segments); at 03:14 with 2^18 pairs and 31/32 / 2^16 and 33/32:
+ *    (2^24, 16) float32 along 0 0.943 / 0.950, float64 0.970 / 0.971; (2^20, 256) float32 0.931 /
+ *    0.947; (2^21, 128) float32 0.931 / 0.941; (512, 512, 512) float32 along 1 0.955 / 1.003 (one
+ *    segment, no second step), float64 0.975 / 1.003; (2^14, 2^14) float32 along 0 0.954 / 0.979.
  * A step of more than one segment writes the segments' sums, (O, segments, I), which the next
  * step sums as columns (or rows when I == 1), in the accumulator's type, until one segment is
  * left. */
@@ -69,8 +74,8 @@ typedef struct {
 
 #define CURED_AXIS_ROW_LANES 32          /* the most lanes a row segment: a warp */
 #define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of a long row: 64 a lane */
-#define CURED_AXIS_COLUMN_PAIRS (1 << 18) /* (strand, chunk) pairs a column step leaves at least */
-#define CURED_AXIS_NARROW_ROW_BYTES 1024  /* columns of rows this wide or less: segments of 31/32 */
+#define CURED_AXIS_COLUMN_PAIRS (1 << 16) /* (strand, chunk) pairs a column step leaves at least */
+#define CURED_AXIS_NARROW_ROW_BYTES 1024  /* columns of rows this wide or less: segments of 33/32 */
 
 static inline CURED_AXIS_HD int64_t cured_axis_pow2_at_least(int64_t x) {
     int64_t p = 1;
@@ -105,7 +110,7 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
         while (s.segment > 64 && pairs_a_segment * (double)((reduced + s.segment - 1) / s.segment) <
                                      (double)CURED_AXIS_COLUMN_PAIRS)
             s.segment /= 2;
-        if (inner * item_size <= CURED_AXIS_NARROW_ROW_BYTES && reduced > s.segment) s.segment -= s.segment / 32;
+        if (inner * item_size <= CURED_AXIS_NARROW_ROW_BYTES && reduced > s.segment) s.segment += s.segment / 32;
     }
     /* Rows cut their chunks into segments, columns their rows. */
     const int64_t cut = inner == 1 ? s.chunks : reduced;

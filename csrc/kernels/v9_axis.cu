@@ -11,20 +11,20 @@
 //    time, and longer rows have several chunks a lane; in columns, consecutive threads read
 //    consecutive chunks across a row, and narrow rows give a warp several strands of rows;
 //  - long reductions are cut into segments whose sums the next launch adds (rows of 2048 chunks,
-//    columns of 62 to 4096 rows), so every SM has work whether there are 16 outputs or 2^27;
+//    columns of 64 to 4224 rows), so every SM has work whether there are 16 outputs or 2^27;
 //  - the order of the additions is fixed by the shape and the dtype alone (axis.h), never by the
 //    grid or the GPU: the CPU order model (cpu_model_axis.h) reproduces every output bit for bit.
 // Not kept: V9's single launch. A step of several segments is followed by one more launch over the
 // segments' sums (a few microseconds), instead of V9's ticket: with up to 2^27 outputs a ticket
 // each would cost more than it saves. Each launch after the first overlaps the end of the one
 // before it (programmatic dependent launch, cured::launch_after_previous): (2^24, 16) float32
-// along 0, three launches after the columns' kernel, took 253.4 us a call with ordinary launches
-// and 249.1 with overlapping ones; (512, 512, 512) float32 along (0, 2) 132.5 -> 129.5 (device
-// time, NVIDIA H200, 2026-11-24 02:51 UTC, axis_grid_ab.py; its per-kernel times then include the
-// wait, so only the call's time tells).
+// along 0, then in segments of 1984 rows and three launches after the columns' kernel (two now,
+// axis.h), took 253.4 us a call with ordinary launches and 249.1 with overlapping ones; (512, 512,
+// 512) float32 along (0, 2) 132.5 -> 129.5 (device time, NVIDIA H200, 2026-11-24 02:51 UTC,
+// axis_grid_ab.py; its per-kernel times then include the wait, so only the call's time tells).
 //
 // Napkin math: (2^14, 2^14) float32 is 1 GiB, read once: 223 us at the H200's theoretical
-// 4.81 TB/s; the segments' sums add 0.2% (rows) to 1.6% (columns of 64-row segments) to it.
+// 4.81 TB/s; the segments' sums add 0.1% (columns of 1024-row segments) to 0.2% (rows) to it.
 //
 // Rows, before and after one chunk a lane (scripts/probes/axis_rows.py, device time, NVIDIA H200,
 // 2026-11-22 13:32 UTC; the earlier kernel gave each row of up to 8 chunks to one lane, which read
@@ -261,8 +261,10 @@ constexpr int64_t kMaxBlocks = int64_t(1) << 20;
 // Columns launched with fewer blocks than this leave SMs idle (sm_90 GPUs have 114 to 132): their
 // time is the chain of rounds of loads each thread waits for, not the memory's bandwidth, so
 // their threads keep kDeepInFlight rows in flight. Where it counts, the steps over the segments'
-// sums: (2^20, 256) float32 along axis 0 leaves 4096 x 256 sums, summed by 16 blocks, then 64 x 256
-// by one, each thread adding 64 rows, 8.7 and 7.6 us with 8 in flight (Nsight Compute, H200).
+// sums: (2^20, 256) float32 along axis 0 left 4096 x 256 sums under the rule of 2026-11-22 (axis.h
+// then asked for 2^18 pairs), summed by 16 blocks, then 64 x 256 by one, each thread adding 64
+// rows, 8.7 and 7.6 us with 8 in flight (Nsight Compute, H200); now it leaves 993 x 256, summed by
+// 4 blocks.
 constexpr int64_t kFewBlocks = 128;
 constexpr int kDeepInFlight = 32;
 
