@@ -55,17 +55,22 @@ __device__ __forceinline__ void load_chunk(const In *p, int64_t valid, In (&v)[V
     }
 }
 
-// Rows that divide a vector (R < V elements and V % R == 0: rows of 2 float32, say) of aligned
-// input: each 16-byte vector holds V / R whole rows, so a lane loads whole vectors, 8 in flight,
-// in V9's walk (a warp's load covers 512 contiguous bytes), and adds each row in it in order: the
-// order of a row of one chunk and one lane (axis.h), with a quarter to a sixteenth of the loads
-// that reading the rows element by element takes.
+// Rows that divide a vector (R <= V elements and V % R == 0: rows of 2 float32, or of 2 float64,
+// a vector each) of aligned input: each 16-byte vector holds V / R whole rows, so a lane loads
+// whole vectors, 8 in flight, in V9's walk (a warp's load covers 512 contiguous bytes, and a
+// block's eight loads 4 KiB after one another), and adds each row in it in order: the order of a
+// row of one chunk and one lane (axis.h), with a quarter to a sixteenth of the loads that reading
+// the rows element by element takes where R < V. Rows of one whole vector came here later from the
+// short-rows kernel, whose thread reads 8 rows a whole grid apart: NVIDIA H100, 2026-11-24 03:44
+// UTC, device time against V9 flat (axis_grid_ab.py, each way in two processes), (2^27, 2)
+// float64 along 1 0.654 -> 0.661 (2/3 is the ceiling: the output is half the input), (2^26, 4)
+// float32 0.798 -> 0.807.
 template <class In, class Acc, int R>
 __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *out, cured_axis_step s) {
     cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     constexpr int kRowsAVector = V / R;
-    static_assert(R < V && V % R == 0, "whole rows in a vector");
+    static_assert(R <= V && V % R == 0, "whole rows in a vector");
     const int64_t elements = s.outer * R;
     const int64_t vectors = (elements + V - 1) / V;
     const int64_t a_pass = int64_t(gridDim.x) * kThreads * kInFlight;
@@ -268,7 +273,7 @@ constexpr int64_t kMaxBlocks = int64_t(1) << 20;
 constexpr int64_t kFewBlocks = 128;
 constexpr int kDeepInFlight = 32;
 
-// The packed-rows kernel for rows of R elements, where R < V divides V; nullptr for other R.
+// The packed-rows kernel for rows of R elements, where R <= V divides V; nullptr for other R.
 template <class In, class Acc> constexpr auto packed_rows_kernel(int64_t R) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     using Kernel = void (*)(const In *, Acc *, cured_axis_step);
@@ -276,6 +281,7 @@ template <class In, class Acc> constexpr auto packed_rows_kernel(int64_t R) {
     if constexpr (V > 2) if (R == 2) kernel = sum_packed_rows<In, Acc, 2>;
     if constexpr (V > 4) if (R == 4) kernel = sum_packed_rows<In, Acc, 4>;
     if constexpr (V > 8) if (R == 8) kernel = sum_packed_rows<In, Acc, 8>;
+    if (R == V) kernel = sum_packed_rows<In, Acc, V>;
     return kernel;
 }
 
