@@ -103,6 +103,14 @@ TRICKY = {
     # a float64 NaN whose high word is an infinity's (its payload in the low word only)
     "nan_low_payload": np.array([1.0, np.uint64(0x7FF0000000000001).view(np.float64), 2.0]),
     "nan_among_many": np.concatenate([np.full(100, 0.5, f32), [np.float32(np.nan)], np.full(100, 0.25, f32)]),
+    # just below halfway, through a borrow across the whole state: the state's limbs between the
+    # tiny element and the halfway point are all ones once normalized (the GPU carries in rounds)
+    "borrow_through_the_state": np.array([2.0**100, -(2.0**75), -(2.0**-140)], f32),
+    "float64_borrow_through_the_state": np.array([2.0**1000, -(2.0**946), -(2.0**-1000)]),
+    # ... and a carry through a run of ones 1900 bits long (bits 945 down to -962), up to a tie
+    # between 2^1000 - 2^947 and 2^1000 (ties to even: up)
+    "float64_carry_through_the_state": np.concatenate(
+        [[2.0**1000 - 2.0**947], [(2.0**53 - 1) * 2.0**(893 - 53 * k) for k in range(36)], [2.0**-962]]),
 }
 
 
@@ -125,6 +133,11 @@ def test_the_tricky_cases_say_what_they_claim():
     assert exact_sum(TRICKY["max_stays"], f32) == np.finfo(f32).max
     assert np.signbit(exact_sum(TRICKY["negative_zeros"], f32)) and not np.signbit(exact_sum(TRICKY["mixed_zeros"], f32))
     assert np.isnan(exact_sum(TRICKY["inf_minus_inf"], f32))
+    assert exact_sum(TRICKY["borrow_through_the_state"], f32) == f32(2.0**100 - 2.0**76)
+    assert f32(np.float64(2.0**100) - 2.0**75 - 2.0**-140) == f32(2.0**100)  # the tie, without the borrow
+    assert exact_sum(TRICKY["float64_borrow_through_the_state"], np.float64) == 2.0**1000 - 2.0**947
+    assert exact_sum(TRICKY["float64_carry_through_the_state"], np.float64) == 2.0**1000
+    assert exact_sum(TRICKY["float64_carry_through_the_state"][:-1], np.float64) == 2.0**1000 - 2.0**947
 
 
 @pytest.mark.parametrize("kind", GENERATORS)
