@@ -1,7 +1,8 @@
 // Probe: where one V10 launch's time goes at 2^10 to 2^17 elements, a block's phases in clocks.
 // Device time by CUDA events as cured.bench takes it (back-to-back launches, inputs rotated over
-// 256 MiB so that none is in L2; NOROTATE=1 keeps one copy), for V9, V10 as built, V10 instrumented
-// (instrument.py) and, where linked, other versions of V10 (an A/B in one process); then 50 single
+// 256 MiB so that none is in L2; NOROTATE=1 keeps one copy), the subjects in turns, a launch each
+// (since 2026-11-24; one subject's 200 launches after another's before), for V9, V10 as built, V10
+// instrumented (instrument.py) and, where linked, other versions of V10 (an A/B in one process); then 50 single
 // launches of the instrumented copy, whose stamps give, for the block that rounds (medians):
 //   clear  the first step's loads issued, then the block's state cleared, to its barrier
 //   walk   the rest of the tiles: the loads' wait, the window, level 2, the last flush, the flags
@@ -51,6 +52,8 @@
 extern "C" int64_t cured_test_grid(void) { return 0; }
 extern "C" int64_t cured_test_dynamic_shared(void) { return 0; }
 extern "C" void cured_count_cluster_launch(void) {}
+extern "C" int cured_test_driver_launch(void) { return 0; }
+extern "C" void cured_count_driver_launch(void) {}
 extern "C" int64_t cured_tiles_grid(int64_t tiles, int64_t wanted) { return std::min(tiles, std::max<int64_t>(wanted, 1)); }
 extern "C" const cured_launch_table v9_one_launch_tiles_launchers, v10_exact_launchers, v10_timed_launchers;
 // Other versions of the kernel, timed beside it where linked (weak: absent ones are null).
@@ -127,21 +130,32 @@ int main() {
                 const cured_acc acc = item == 4 ? CURED_ACC_FLOAT32 : CURED_ACC_FLOAT64;
                 const cured_span span = {0, n, n, in};
                 printf("%s %s 2^%d:", item == 4 ? "float32" : "float64", full_range ? "full range" : "normal", lg);
-                double first_value = 0;
-                for (size_t k = 0; k < subjects.size(); ++k) {
-                    std::vector<double> t;
-                    for (int r = 0; r < kWarmup + kRepeats; ++r) {
+                // The subjects in turns, a launch each, so that the machine's drift falls on all alike.
+                const size_t m = subjects.size();
+                if (events.size() < 2 * kRepeats * m) {
+                    const size_t had = events.size();
+                    events.resize(2 * kRepeats * m);
+                    for (size_t e = had; e < events.size(); ++e) CK(cudaEventCreate(&events[e]));
+                }
+                for (int r = 0; r < kWarmup + kRepeats; ++r)
+                    for (size_t k = 0; k < m; ++k) {
                         const int timed = r - kWarmup;
-                        if (timed >= 0) CK(cudaEventRecord(events[2 * timed], s));
-                        CK(subjects[k].second->fn[in][acc](pool + (r % copies) * bytes, out, span, workspace, s));
-                        if (timed >= 0) CK(cudaEventRecord(events[2 * timed + 1], s));
+                        const size_t e = 2 * (size_t(timed) * m + k);
+                        if (timed >= 0) CK(cudaEventRecord(events[e], s));
+                        CK(subjects[k].second->fn[in][acc](pool + ((r * m + k) % copies) * bytes, out, span, workspace, s));
+                        if (timed >= 0) CK(cudaEventRecord(events[e + 1], s));
                     }
-                    CK(cudaStreamSynchronize(s));
+                CK(cudaStreamSynchronize(s));
+                double first_value = 0;
+                for (size_t k = 0; k < m; ++k) {
+                    std::vector<double> t;
                     for (int r = 0; r < kRepeats; ++r) {
                         float ms;
-                        CK(cudaEventElapsedTime(&ms, events[2 * r], events[2 * r + 1]));
+                        const size_t e = 2 * (size_t(r) * m + k);
+                        CK(cudaEventElapsedTime(&ms, events[e], events[e + 1]));
                         t.push_back(ms * 1e3);
                     }
+                    CK(subjects[k].second->fn[in][acc](pool, out, span, workspace, s));
                     double value;
                     if (item == 4) {
                         float f;
