@@ -103,6 +103,11 @@
 //    us), 0.74 of V9 at 2^26 on the H200 (target 0.75). Adding the window's sums in each limb's
 //    thread instead (no atomics, no barrier) was tried first and was 1 us slower: thread 0 then
 //    stalled 2600 clocks after the barrier (docs/development.md).
+//  - Since 2026-11-24 a float64 block of 4 tiles or more clears its digits before its first loads
+//    (ClearFirst, kClearFirstTiles), a kernel of its own: full-range float64 on the H200, in turns
+//    with the kernel before (scripts/probes/v10_phases), 23.2 -> 22.8 us at 2^22, 53.3 -> 52.0 at
+//    2^24, 92.9 -> 90.2 at 2^25, 168.0 -> 162.4 at 2^26 (0.76 of V9); standard-normal float64 0.5%
+//    faster to 1.5% slower; below 4 tiles a block, and float32 and float16, the kernel as before.
 #include <climits>
 
 #include <cuda/atomic>
@@ -130,6 +135,13 @@ static_assert(kLimbs <= kThreads, "a thread a limb in the block's combine");
 // 21.1 -> 17.7 (25.2 -> 22.0), 2^26 73.6 -> 69.9 (91.7 -> 90.7), but 2^28 253.8 -> 250.1 (321.3
 // -> 332.7).
 constexpr int kOneWaveSteps = 2;
+// Tiles a block from which float64's digits are cleared before the block's first loads rather than
+// inside its first step (ClearFirst, below). H200, full-range float64, device time (2026-11-24,
+// scripts/probes/v10_phases, in turns with the kernel that cleared inside the first step): clearing
+// first 23.2 -> 22.8 us at 2^22 (4 tiles a block), 53.3 -> 52.0 at 2^24, 92.5 -> 89.8 at 2^25, 167.9
+// -> 162.7 at 2^26, 324.6 -> 310.9 at 2^27, 643.0 -> 613.4 at 2^28; standard-normal float64 from 0.5%
+// faster (2^22) to 1.5% slower (2^24); but 0.8 to 0.9 us slower at 2^16 and 2^17 (a tile a block).
+constexpr int64_t kClearFirstTiles = 4;
 // Steps between a thread's int64 bins going into its warp's state: an int64 bin takes at most
 // 2^(kBinBits + 5) a step, and a warp's 32 of them must still add in an int64.
 constexpr int kFlushSteps = 64;
@@ -471,8 +483,10 @@ template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) { ret
 #endif
 
 // `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says. Digits:
-// float64's level 2 is the threads' digits, in the launch's dynamic shared memory.
-template <class In, class Acc, bool Aligned, bool Digits>
+// float64's level 2 is the threads' digits, in the launch's dynamic shared memory. ClearFirst: each
+// block clears its state before it loads anything (float64's digits, blocks of kClearFirstTiles tiles
+// or more), else inside its first step (clear_state).
+template <class In, class Acc, bool Aligned, bool Digits, bool ClearFirst>
 __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     reduce_v10(const In *in, Acc *out, int64_t n, int64_t first_tile, cured_tiles t, void *workspace,
                cured_dtype result) {
@@ -490,9 +504,12 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     auto *const limbs = reinterpret_cast<unsigned long long *>(static_cast<char *>(workspace) + CURED_TILES_EXACT_OFFSET);
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
-    // The block's state cleared, once its first step's loads are on their way: the stores then
-    // take place while the loads travel (350 clocks, 650 with float64's digits, that a block of
-    // small input spent before it loaded anything: scripts/probes/v10_phases).
+    // The block's state cleared, in a launch of a few tiles once its first step's loads are on their
+    // way: the stores then take place while the loads travel (350 clocks, 650 with float64's digits,
+    // that a block of small input spent before it loaded anything: scripts/probes/v10_phases). Where
+    // float64's blocks walk many tiles, first: clearing inside the first step cost full-range float64
+    // 3 to 5% from 2^25 elements (kClearFirstTiles), and a run-time choice between the two was
+    // slower still (docs/development.md), so the launcher chooses, at compile time.
     bool cleared = false;
     const auto clear_state = [&] {
         for (int k = threadIdx.x; k < kWarps * kLimbs; k += kThreads) (&warp_limbs[0][0])[k] = 0;
@@ -530,10 +547,12 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         bool own_used = false;     // this thread's chunks (digits) hold something not yet flushed (carried)
         bool digits_used = false;  // this thread's digits hold something
         int largest_key = INT_MIN;  // the signed maximum of the keys: >= 0 once a sign bit was clear
+        if constexpr (ClearFirst) clear_state();
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
             cured::for_tile_steps<kThreads, kVectors, In, Aligned>(
                 in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(), [&](In (&v)[kVectors][kPerVector]) {
-                    if (!cleared) clear_state();  // every thread of the block, at its first step
+                    if constexpr (!ClearFirst)
+                        if (!cleared) clear_state();  // every thread of the block, at its first step
                     // The step's elements, its largest magnitude's key and its signs, first.
                     T x[kVectors * kPerVector];
                     int signed_max = INT_MIN;
@@ -724,39 +743,60 @@ extern "C" const cured_launch_table v9_one_launch_tiles_launchers;
 namespace {
 
 template <class In, class Acc> struct v10_launcher {
+    // A grid of blocks, one wave of them while a tile is at most kOneWaveSteps steps, then two.
+    template <auto Kernel>
+    static cudaError_t run_grid(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
+                                size_t dynamic_bytes, cudaStream_t stream) {
+        int64_t wave;
+        const cudaError_t err = cured::waves_grid<Kernel>(kThreads, 1, &wave, dynamic_bytes);
+        if (err != cudaSuccess) return err;
+        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, t.steps <= kOneWaveSteps ? wave : 2 * wave);
+        Kernel<<<unsigned(grid), kThreads, dynamic_bytes, stream>>>(in, out, span.count, span.first / t.tile, t,
+                                                                     workspace, span.result);
+        return cudaGetLastError();
+    }
     template <bool Aligned, bool Digits>
     static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
                            cudaStream_t stream) {
         constexpr size_t kDynamicBytes = Digits ? sizeof(thread_digits) : 0;
-        constexpr auto kernel = reduce_v10<In, Acc, Aligned, Digits>;
-        if (span.count == span.n && t.tiles >= 2 && t.tiles <= kClusterBlocks && cured_test_grid() == 0) {
+        constexpr auto few_tiles = reduce_v10<In, Acc, Aligned, Digits, false>;
+        if (t.tiles > kClusterBlocks) {
+            if constexpr (Digits) {  // blocks of several tiles each clear their digits first
+                int64_t wave;
+                const cudaError_t err = cured::waves_grid<few_tiles>(kThreads, 1, &wave, kDynamicBytes);
+                if (err != cudaSuccess) return err;
+                const int64_t tiles = (span.count + t.tile - 1) / t.tile;
+                if (tiles >= kClearFirstTiles * cured_tiles_grid(tiles, t.steps <= kOneWaveSteps ? wave : 2 * wave))
+                    return run_grid<reduce_v10<In, Acc, Aligned, true, true>>(in, out, span, t, workspace, kDynamicBytes,
+                                                                              stream);
+            }
+            return run_grid<few_tiles>(in, out, span, t, workspace, kDynamicBytes, stream);
+        }
+        if (span.count == span.n && t.tiles >= 2 && cured_test_grid() == 0) {
             bool fits;
-            const cudaError_t err = cured::cluster_fits<kernel>(kThreads, kClusterBlocks, kDynamicBytes, &fits);
+            const cudaError_t err = cured::cluster_fits<few_tiles>(kThreads, kClusterBlocks, kDynamicBytes, &fits);
             if (err != cudaSuccess) return err;
             if (fits) {  // a block a tile, one cluster
-                const cudaError_t launched = cured::launch_cluster(kernel, int(t.tiles), kThreads, kDynamicBytes, stream,
+                const cudaError_t launched = cured::launch_cluster(few_tiles, int(t.tiles), kThreads, kDynamicBytes, stream,
                                                                    in, out, span.count, int64_t(0), t, workspace, span.result);
                 if (launched == cudaSuccess) cured_count_cluster_launch();
                 return launched;
             }
         }
-        int64_t wave;
-        const cudaError_t err = cured::waves_grid<kernel>(kThreads, 1, &wave, kDynamicBytes);
-        if (err != cudaSuccess) return err;
-        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, t.steps <= kOneWaveSteps ? wave : 2 * wave);
-        kernel<<<unsigned(grid), kThreads, kDynamicBytes, stream>>>(
-            in, out, span.count, span.first / t.tile, t, workspace, span.result);
-        return cudaGetLastError();
+        return run_grid<few_tiles>(in, out, span, t, workspace, kDynamicBytes, stream);
     }
-    // float64 takes the threads' digits where the GPU has the shared memory for them.
+    // float64 takes the threads' digits where the GPU has the shared memory for them (both kernels
+    // have the same static shared memory, so both or neither are granted it).
     template <bool Aligned>
     static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
                            cudaStream_t stream) {
         if constexpr (std::is_same_v<In, double>) {
-            bool granted;
-            const cudaError_t err = cured::grant_dynamic_shared<reduce_v10<In, Acc, Aligned, true>>(sizeof(thread_digits), &granted);
+            bool granted, granted_too;
+            cudaError_t err = cured::grant_dynamic_shared<reduce_v10<In, Acc, Aligned, true, false>>(sizeof(thread_digits), &granted);
+            if (err == cudaSuccess)
+                err = cured::grant_dynamic_shared<reduce_v10<In, Acc, Aligned, true, true>>(sizeof(thread_digits), &granted_too);
             if (err != cudaSuccess) return err;
-            if (granted) return run<Aligned, true>(in, out, span, t, workspace, stream);
+            if (granted && granted_too) return run<Aligned, true>(in, out, span, t, workspace, stream);
         }
         return run<Aligned, false>(in, out, span, t, workspace, stream);
     }
