@@ -743,14 +743,18 @@ extern "C" const cured_launch_table v9_one_launch_tiles_launchers;
 namespace {
 
 template <class In, class Acc> struct v10_launcher {
-    // A grid of blocks, one wave of them while a tile is at most kOneWaveSteps steps, then two.
+    // The grid: one wave of Kernel's blocks while a tile is at most kOneWaveSteps steps, then two.
     template <auto Kernel>
-    static cudaError_t run_grid(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
-                                size_t dynamic_bytes, cudaStream_t stream) {
+    static cudaError_t grid_of(const cured_span &span, const cured_tiles &t, size_t dynamic_bytes, int64_t *grid) {
         int64_t wave;
         const cudaError_t err = cured::waves_grid<Kernel>(kThreads, 1, &wave, dynamic_bytes);
-        if (err != cudaSuccess) return err;
-        const int64_t grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, t.steps <= kOneWaveSteps ? wave : 2 * wave);
+        if (err == cudaSuccess)
+            *grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, t.steps <= kOneWaveSteps ? wave : 2 * wave);
+        return err;
+    }
+    template <auto Kernel>
+    static cudaError_t launch_grid(int64_t grid, const In *in, Acc *out, const cured_span &span, const cured_tiles &t,
+                                  void *workspace, size_t dynamic_bytes, cudaStream_t stream) {
         Kernel<<<unsigned(grid), kThreads, dynamic_bytes, stream>>>(in, out, span.count, span.first / t.tile, t,
                                                                      workspace, span.result);
         return cudaGetLastError();
@@ -760,19 +764,7 @@ template <class In, class Acc> struct v10_launcher {
                            cudaStream_t stream) {
         constexpr size_t kDynamicBytes = Digits ? sizeof(thread_digits) : 0;
         constexpr auto few_tiles = reduce_v10<In, Acc, Aligned, Digits, false>;
-        if (t.tiles > kClusterBlocks) {
-            if constexpr (Digits) {  // blocks of several tiles each clear their digits first
-                int64_t wave;
-                const cudaError_t err = cured::waves_grid<few_tiles>(kThreads, 1, &wave, kDynamicBytes);
-                if (err != cudaSuccess) return err;
-                const int64_t tiles = (span.count + t.tile - 1) / t.tile;
-                if (tiles >= kClearFirstTiles * cured_tiles_grid(tiles, t.steps <= kOneWaveSteps ? wave : 2 * wave))
-                    return run_grid<reduce_v10<In, Acc, Aligned, true, true>>(in, out, span, t, workspace, kDynamicBytes,
-                                                                              stream);
-            }
-            return run_grid<few_tiles>(in, out, span, t, workspace, kDynamicBytes, stream);
-        }
-        if (span.count == span.n && t.tiles >= 2 && cured_test_grid() == 0) {
+        if (span.count == span.n && t.tiles >= 2 && t.tiles <= kClusterBlocks && cured_test_grid() == 0) {
             bool fits;
             const cudaError_t err = cured::cluster_fits<few_tiles>(kThreads, kClusterBlocks, kDynamicBytes, &fits);
             if (err != cudaSuccess) return err;
@@ -783,7 +775,16 @@ template <class In, class Acc> struct v10_launcher {
                 return launched;
             }
         }
-        return run_grid<few_tiles>(in, out, span, t, workspace, kDynamicBytes, stream);
+        int64_t grid;
+        const cudaError_t err = grid_of<few_tiles>(span, t, kDynamicBytes, &grid);
+        if (err != cudaSuccess) return err;
+        // Blocks of several tiles clear float64's digits first, in a kernel of their own; both kernels
+        // fit the same blocks an SM (their dynamic shared memory decides it), so one grid serves both.
+        if constexpr (Digits)
+            if (t.tiles > kClusterBlocks && (span.count + t.tile - 1) / t.tile >= kClearFirstTiles * grid)
+                return launch_grid<reduce_v10<In, Acc, Aligned, true, true>>(grid, in, out, span, t, workspace,
+                                                                             kDynamicBytes, stream);
+        return launch_grid<few_tiles>(grid, in, out, span, t, workspace, kDynamicBytes, stream);
     }
     // float64 takes the threads' digits where the GPU has the shared memory for them (both kernels
     // have the same static shared memory, so both or neither are granted it).
