@@ -106,6 +106,10 @@ static int axis_rounds_simd_f32(float *part, const float *src, int64_t G, int64_
     case 8: rounds_f32(part, src, rounds, 32, 2); return 1;
     case 16: rounds_f32(part, src, rounds, 64, 4); return 1;
     case 32: rounds_f32(part, src, rounds, 128, 8); return 1;
+    case CURED_AXIS_BLOCK_ROW_LANES: /* block rows: 32 lanes at a time, each pass over the segment's rounds */
+        for (int pass = 0; pass < CURED_AXIS_BLOCK_ROW_LANES / 32; ++pass)
+            rounds_f32(part + 32 * pass, src + 128 * pass, rounds, 4 * CURED_AXIS_BLOCK_ROW_LANES, 8);
+        return 1;
     default: return 0;
     }
 }
@@ -120,6 +124,10 @@ static int axis_rounds_simd_f64(double *part, const double *src, int64_t G, int6
     case 32: /* two passes of 16 lanes: 16 accumulators and the loads would not fit 16 registers */
         rounds_f64(part, src, rounds, 64, 8);
         rounds_f64(part + 16, src + 32, rounds, 64, 8);
+        return 1;
+    case CURED_AXIS_BLOCK_ROW_LANES: /* block rows: 16 lanes at a time, each pass over the segment's rounds */
+        for (int pass = 0; pass < CURED_AXIS_BLOCK_ROW_LANES / 16; ++pass)
+            rounds_f64(part + 16 * pass, src + 32 * pass, rounds, 2 * CURED_AXIS_BLOCK_ROW_LANES, 8);
         return 1;
     default: return 0;
     }

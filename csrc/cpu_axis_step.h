@@ -72,8 +72,8 @@ static void ROW_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype
     const int64_t V = s->vector, G = s->lanes, R = s->reduced, round = G * V;
     const int64_t first = seg * s->segment;
     const int64_t last = first + s->segment < s->chunks ? first + s->segment : s->chunks;
-    ACC_T part[CURED_AXIS_ROW_LANES] = {0};
-    ACC_T buf[CURED_AXIS_ROW_LANES * CURED_VECTOR_BYTES]; /* G x V elements, V <= 16 */
+    ACC_T part[CURED_AXIS_MAX_LANES] = {0};
+    ACC_T buf[CURED_AXIS_MAX_LANES * CURED_VECTOR_BYTES]; /* G x V elements, V <= 16 */
     int64_t c = first; /* a segment is a whole number of rounds but the row's last */
     if (direct) {
         const int64_t rounds = (last - first + G - 1) / G, whole = (R - first * V) / round;

@@ -18,7 +18,7 @@ static ACC_T AXIS_TREE(ACC_T *s, int count) {
 static void AXIS_STEP(const cured_axis_step *s, const void *in, cured_dtype dtype, ACC_T *out) {
     const int64_t R = s->reduced, I = s->inner, V = s->vector;
     const int64_t total = s->outer * R * I; /* LOAD's bound: every index here is inside */
-    ACC_T part[32];
+    ACC_T part[CURED_AXIS_MAX_LANES]; /* a row segment's lanes, or a column segment's strands (<= 32) */
     for (int64_t o = 0; o < s->outer; ++o)
         for (int64_t seg = 0; seg < s->segments; ++seg) {
             if (I == 1) { /* rows: lane g adds chunks g, g + G, ... of the segment */

@@ -13,8 +13,12 @@ import cured
 from reference import DTYPES, random_array
 
 SHAPES = [(5,), (4, 5), (3, 1, 4), (2, 3, 4), (2, 3, 1, 5), (3, 4, 5, 6), (1, 7), (7, 1)]
-# Long rows (several row segments) and long columns (several column segments, then their sums).
-LONG_SHAPES = [(3, 20011), (20011, 3), (2, 70000), (5000, 40), (40, 5000), (64, 64, 65)]
+# Long rows (several row segments) and long columns (several column segments, then their sums);
+# float32 rows of 2047 chunks (a warp's segment), 2048 and 2048 with a short last chunk (a block's,
+# axis.h: float64's are 4094 and 4096 chunks, one block segment each), and 8193 chunks (the
+# shortest row of three block segments, the last of one chunk; float64: 16386 chunks, five).
+LONG_SHAPES = [(3, 20011), (20011, 3), (2, 70000), (5000, 40), (40, 5000), (64, 64, 65), (4, 8188), (3, 8192),
+               (2, 8191), (2, 32772)]
 ACCS = ["int64", "uint64", "float32", "float64"]
 
 
@@ -248,7 +252,7 @@ def test_gpu_bits_equal_the_cpu_model(seed, shape, dtype, acc):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("shape", [(3000, 700), (3000, 2), (3000, 16), (3000, 100)], ids=str)
+@pytest.mark.parametrize("shape", [(3000, 700), (3000, 2), (3000, 16), (3000, 100), (7, 20000)], ids=str)
 def test_gpu_grid_does_not_change_the_bits(seed, shape):
     x = rand(seed, shape, "float32")
     expected = {axis: cured.sum(x, axis=axis, device="cpu") for axis in (0, 1)}

@@ -8,10 +8,11 @@
 //    columns: the same chunk of eight rows), so that few warps keep enough bytes in flight;
 //  - a warp's loads are contiguous: in rows, a row of up to 32 chunks has one chunk a lane and a
 //    warp reads 32 / G rows side by side, rows that divide a vector are read whole vectors at a
-//    time, and longer rows have several chunks a lane; in columns, consecutive threads read
-//    consecutive chunks across a row, and narrow rows give a warp several strands of rows;
-//  - long reductions are cut into segments whose sums the next launch adds (rows of 2048 chunks,
-//    columns of 64 to 4224 rows), so every SM has work whether there are 16 outputs or 2^27;
+//    time, and longer rows have several chunks a lane; rows of 32 KiB or more are read a block a
+//    segment, each of its loads covering 4 KiB as in V9's walk; in columns, consecutive threads
+//    read consecutive chunks across a row, and narrow rows give a warp several strands of rows;
+//  - long reductions are cut into segments whose sums the next launch adds (rows of 2048 or 4096
+//    chunks, columns of 64 to 4224 rows), so every SM has work whether there are 16 outputs or 2^27;
 //  - the order of the additions is fixed by the shape and the dtype alone (axis.h), never by the
 //    grid or the GPU: the CPU order model (cpu_model_axis.h) reproduces every output bit for bit.
 // Not kept: V9's single launch. A step of several segments is followed by one more launch over the
@@ -173,9 +174,9 @@ __global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *ou
     }
 }
 
-// Longer rows (more than 4 chunks a lane; segments of up to 2048 chunks), and rows of aligned
-// input whose lanes have more than one chunk: a segment is 32 lanes, a warp, each with up to 64
-// chunks, 8 in flight. Threads walk the segments in whole warps.
+// Longer rows shorter than block rows (more than 4 chunks a lane, fewer than 2048 chunks a row), and
+// rows of aligned input whose lanes have more than one chunk: a segment is 32 lanes, a warp, each
+// with up to 64 chunks, 8 in flight. Threads walk the segments in whole warps.
 template <class In, class Acc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out, cured_axis_step s) {
     cured::await_previous_launch();
@@ -208,6 +209,53 @@ __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out
         }
         for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
         if (t < total && g == 0) out[unit] = sum;
+    }
+}
+
+// Block rows (2048 chunks a row or more, axis.h): a segment of up to 8192 chunks is a block's 256
+// lanes, each with up to 32 chunks, 8 in flight; so each of the block's loads covers 4 KiB, as in
+// V9's walk, and the blocks, one a segment, read the rows in launch order. The lanes' SEQUENTIAL
+// tree: its offsets of 128, 64 and 32 through shared memory (lane l < offset adds lane l + offset's
+// sum), then 16 to 1 by warp 0's shuffles; the same pairs in any case, so the same bits as the
+// model's tree.
+static_assert(kThreads == CURED_AXIS_BLOCK_ROW_LANES, "a block row's lanes are one block");
+template <class In, class Acc, bool Aligned>
+__global__ void __launch_bounds__(kThreads) sum_block_rows(const In *in, Acc *out, cured_axis_step s) {
+    cured::await_previous_launch();
+    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
+    __shared__ Acc lane_sums[kThreads];
+    const int64_t units = s.outer * s.segments;
+    for (int64_t unit = blockIdx.x; unit < units; unit += gridDim.x) {  // row o, segment seg
+        const In *row = in + unit / s.segments * s.reduced;
+        const int64_t first = unit % s.segments * s.segment;
+        const int64_t last = first + s.segment < s.chunks ? first + s.segment : s.chunks;
+        Acc sum = Acc(0);
+        for (int64_t c = first + threadIdx.x; c < last; c += int64_t(kInFlight) * kThreads) {
+            In v[kInFlight][V];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u) {
+                const int64_t chunk = c + int64_t(u) * kThreads;
+                load_chunk<In, Aligned>(row + chunk * V, chunk < last ? s.reduced - chunk * V : 0, v[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+#pragma unroll
+                for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[u][j]);
+        }
+        lane_sums[threadIdx.x] = sum;
+        __syncthreads();
+#pragma unroll
+        for (int offset = kThreads / 2; offset >= 32; offset /= 2) {
+            if (threadIdx.x < offset) lane_sums[threadIdx.x] = sum = sum + lane_sums[threadIdx.x + offset];
+            __syncthreads();
+        }
+        if (threadIdx.x < 32) {
+#pragma unroll
+            for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+            if (threadIdx.x == 0) out[unit] = sum;
+        }
+        // The next unit's first write to lane_sums comes after every read of this one's: the tree's
+        // last barrier orders them (warp 0's shuffles read registers only).
     }
 }
 
@@ -321,8 +369,10 @@ template <class In, class Acc> struct axis_launcher {
                 columns = aligned ? sum_columns<In, Acc, true, kDeepInFlight> : sum_columns<In, Acc, false, kDeepInFlight>;
         auto *kernel = packed       ? packed
                        : short_rows ? short_rows
-                       : rows       ? (aligned ? sum_long_rows<In, Acc, true> : sum_long_rows<In, Acc, false>)
-                                    : columns;
+                       : rows && s->lanes == CURED_AXIS_BLOCK_ROW_LANES
+                           ? (aligned ? sum_block_rows<In, Acc, true> : sum_block_rows<In, Acc, false>)
+                       : rows ? (aligned ? sum_long_rows<In, Acc, true> : sum_long_rows<In, Acc, false>)
+                              : columns;
         if (after_previous) return cured::launch_after_previous(kernel, blocks, kThreads, stream, in, out, *s);
         kernel<<<unsigned(blocks), kThreads, 0, stream>>>(in, out, *s);
         return cudaGetLastError();
