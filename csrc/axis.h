@@ -16,14 +16,14 @@
  *    16-byte vector (V elements; the last may be short), and into segments. A segment is summed by
  *    G lanes: lane g adds, from 0, chunks g, g + G, g + 2G, ... of the segment, each chunk's
  *    elements in order; then the G lanes' sums are added in the SEQUENTIAL tree (offsets G/2, ...,
- *    1: lane l adds lane l + offset). A row of fewer than 2048 chunks (32 KiB) has G the least
- *    power of two that is at least its chunks, but at most 32 (a warp), and segments of 2048
- *    chunks: a row of up to 32 chunks has one chunk a lane, and the lanes of a warp read
- *    consecutive chunks of consecutive rows; a longer one has up to 64. A row of 2048 chunks or
- *    more has G = 256 (a block) and segments of 4096 chunks (64 KiB), 16 chunks a lane, except
- *    that a row of up to 8192 chunks is one segment (up to 32 chunks a lane): each of the block's
- *    loads covers 4 KiB, as V9's do. Why a block: blocks that each read one 32 to 64 KiB stretch,
- *    in launch order, read 1.2 to 2.1% faster than warps that each read their own
+ *    1: lane l adds lane l + offset). A row of fewer than 1024 chunks (16 KiB) has G the least
+ *    power of two that is at least its chunks, but at most 32 (a warp), and one segment (2048
+ *    chunks would be the most): a row of up to 32 chunks has one chunk a lane, and the lanes of a
+ *    warp read consecutive chunks of consecutive rows; a longer one has up to 32. A row of 1024
+ *    chunks or more has G = 256 (a block) and segments of 4096 chunks (64 KiB), 16 chunks a lane,
+ *    except that a row of up to 8192 chunks is one segment (4 to 32 chunks a lane): each of the
+ *    block's loads covers 4 KiB, as V9's do. Why a block: blocks that each read one 32 to 64 KiB
+ *    stretch, in launch order, read 1.2 to 2.1% faster than warps that each read their own
  *    (scripts/probes/row_walks.py, NVIDIA H200, 2026-11-24 06:45 UTC, 1 GiB: float32 / float64
  *    blocks of 32 KiB 1.016 / 1.021 of V9's time, of 64 KiB 1.013 / 1.021, warps of 4 to 32 KiB
  *    0.991 to 1.007, CuPy's row sums of (2^14, 2^14) / (2^13, 2^14) 1.014 / 1.017, this kernel
@@ -33,7 +33,11 @@
  *    segments of 2048, 4096 and 8192 chunks in turns (07:01, two runs, against V9 flat): rows of
  *    64 KiB and 32 KiB read alike with 4096 and 8192 (1.012 to 1.015), rows of 128 KiB 0.999 to
  *    1.009 in two segments and 1.005 to 1.011 in one (the step over the segments' sums costs
- *    about 1%), rows of 4 and 64 MiB 0.2 to 0.4% slower with 8192 than with 4096.
+ *    about 1%), rows of 4 and 64 MiB 0.2 to 0.4% slower with 8192 than with 4096. Why from 16 KiB:
+ *    rows of 16 KiB (1024 chunks) as block rows against warp rows, in turns (H100 07:24, H200 07:26
+ *    UTC): (2^15, 4096) float32 176.7 -> 171.7 us on the H100 (CuPy 172.6), 120.6 -> 119.0 on the
+ *    H200 (CuPy 118.7), (2^14, 2048) float64 91.2 -> 88.2 (88.6) and 63.6 -> 62.6 (62.4); rows of
+ *    8 KiB as block rows (2 chunks a lane) were 15% (H100) and 63% (H200) slower.
  *  - Columns (I > 1: each output sums R elements I apart). The columns are cut into chunks of V
  *    (one vector across; the last may be short). A segment of Sr consecutive rows is summed by P
  *    strands: strand p adds, from 0, rows p, p + P, p + 2P, ... of the segment, into one sum a
@@ -88,8 +92,8 @@ typedef struct {
 } cured_axis_step;
 
 #define CURED_AXIS_ROW_LANES 32          /* lanes a segment of a row shorter than a block row: a warp at most */
-#define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of such a row: 64 a lane */
-#define CURED_AXIS_BLOCK_ROW_CHUNKS 2048 /* rows of this many chunks or more are block rows: */
+#define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of such a row (longer than any of them) */
+#define CURED_AXIS_BLOCK_ROW_CHUNKS 1024 /* rows of this many chunks or more are block rows: */
 #define CURED_AXIS_BLOCK_ROW_LANES 256   /* lanes a segment of a block row, a block of threads */
 #define CURED_AXIS_BLOCK_ROW_SEGMENT 4096 /* chunks a segment of a longer block row: 16 a lane */
 #define CURED_AXIS_MAX_LANES CURED_AXIS_BLOCK_ROW_LANES /* the most lanes any row segment has */
@@ -142,7 +146,7 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
     return s;
 }
 
-/* Rows: the chunks a lane adds at most, rounded up to a power of two (1 to 64; 8 to 32 in block rows). */
+/* Rows: the chunks a lane adds at most, rounded up to a power of two (1 to 32; 4 to 32 in block rows). */
 static inline CURED_AXIS_HD int cured_axis_lane_chunks(const cured_axis_step *s) {
     const int64_t segment = s->chunks < s->segment ? s->chunks : s->segment;
     return (int)cured_axis_pow2_at_least((segment + s->lanes - 1) / s->lanes);

@@ -14,11 +14,11 @@ from reference import DTYPES, random_array
 
 SHAPES = [(5,), (4, 5), (3, 1, 4), (2, 3, 4), (2, 3, 1, 5), (3, 4, 5, 6), (1, 7), (7, 1)]
 # Long rows (several row segments) and long columns (several column segments, then their sums);
-# float32 rows of 2047 chunks (a warp's segment), 2048 and 2048 with a short last chunk (a block's,
-# axis.h: float64's are 4094 and 4096 chunks, one block segment each), and 8193 chunks (the
+# float32 rows of 1023 chunks (a warp's row), 1024 and 1024 with a short last chunk (a block's,
+# axis.h: float64's are 2046 and 2048 chunks, one block segment each), and 8193 chunks (the
 # shortest row of three block segments, the last of one chunk; float64: 16386 chunks, five).
-LONG_SHAPES = [(3, 20011), (20011, 3), (2, 70000), (5000, 40), (40, 5000), (64, 64, 65), (4, 8188), (3, 8192),
-               (2, 8191), (2, 32772)]
+LONG_SHAPES = [(3, 20011), (20011, 3), (2, 70000), (5000, 40), (40, 5000), (64, 64, 65), (4, 4092), (3, 4096),
+               (2, 4095), (2, 32772)]
 ACCS = ["int64", "uint64", "float32", "float64"]
 
 

@@ -8,11 +8,11 @@
 //    columns: the same chunk of eight rows), so that few warps keep enough bytes in flight;
 //  - a warp's loads are contiguous: in rows, a row of up to 32 chunks has one chunk a lane and a
 //    warp reads 32 / G rows side by side, rows that divide a vector are read whole vectors at a
-//    time, and longer rows have several chunks a lane; rows of 32 KiB or more are read a block a
+//    time, and longer rows have several chunks a lane; rows of 16 KiB or more are read a block a
 //    segment, each of its loads covering 4 KiB as in V9's walk; in columns, consecutive threads
 //    read consecutive chunks across a row, and narrow rows give a warp several strands of rows;
-//  - long reductions are cut into segments whose sums the next launch adds (rows of 2048 or 4096
-//    chunks, columns of 64 to 4224 rows), so every SM has work whether there are 16 outputs or 2^27;
+//  - long reductions are cut into segments whose sums the next launch adds (rows of 4096 chunks,
+//    columns of 64 to 4224 rows), so every SM has work whether there are 16 outputs or 2^27;
 //  - the order of the additions is fixed by the shape and the dtype alone (axis.h), never by the
 //    grid or the GPU: the CPU order model (cpu_model_axis.h) reproduces every output bit for bit.
 // Not kept: V9's single launch. A step of several segments is followed by one more launch over the
@@ -174,9 +174,9 @@ __global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *ou
     }
 }
 
-// Longer rows shorter than block rows (more than 4 chunks a lane, fewer than 2048 chunks a row), and
-// rows of aligned input whose lanes have more than one chunk: a segment is 32 lanes, a warp, each
-// with up to 64 chunks, 8 in flight. Threads walk the segments in whole warps.
+// Longer rows shorter than block rows (more than 4 chunks a lane, fewer than 1024 chunks a row), and
+// rows of aligned input whose lanes have more than one chunk: a row is 32 lanes, a warp, each with
+// up to 32 chunks, 8 in flight. Threads walk the rows (one segment each) in whole warps.
 template <class In, class Acc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out, cured_axis_step s) {
     cured::await_previous_launch();
@@ -212,8 +212,8 @@ __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out
     }
 }
 
-// Block rows (2048 chunks a row or more, axis.h): a segment of up to 8192 chunks is a block's 256
-// lanes, each with up to 32 chunks, 8 in flight; so each of the block's loads covers 4 KiB, as in
+// Block rows (1024 chunks a row or more, axis.h): a segment of up to 8192 chunks is a block's 256
+// lanes, each with 4 to 32 chunks, 8 in flight; so each of the block's loads covers 4 KiB, as in
 // V9's walk, and the blocks, one a segment, read the rows in launch order. The lanes' SEQUENTIAL
 // tree: its offsets of 128, 64 and 32 through shared memory (lane l < offset adds lane l + offset's
 // sum), then 16 to 1 by warp 0's shuffles; the same pairs in any case, so the same bits as the
@@ -355,7 +355,8 @@ template <class In, class Acc> struct axis_launcher {
         const int per_lane = rows ? cured_axis_lane_chunks(s) : 0;
         auto *packed = rows && reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0
                            ? packed_rows_kernel<In, Acc>(s->reduced) : nullptr;
-        auto *short_rows = rows ? short_rows_kernel<In, Acc>(per_lane, aligned) : nullptr;
+        const bool block_rows = rows && s->lanes == CURED_AXIS_BLOCK_ROW_LANES;
+        auto *short_rows = rows && !block_rows ? short_rows_kernel<In, Acc>(per_lane, aligned) : nullptr;
         const int64_t threads =
             packed       ? cured::ceil_div(cured::ceil_div(s->outer * s->reduced, V), kInFlight)
             : short_rows ? cured::ceil_div(s->outer, kInFlight / per_lane) * s->lanes
@@ -369,8 +370,7 @@ template <class In, class Acc> struct axis_launcher {
                 columns = aligned ? sum_columns<In, Acc, true, kDeepInFlight> : sum_columns<In, Acc, false, kDeepInFlight>;
         auto *kernel = packed       ? packed
                        : short_rows ? short_rows
-                       : rows && s->lanes == CURED_AXIS_BLOCK_ROW_LANES
-                           ? (aligned ? sum_block_rows<In, Acc, true> : sum_block_rows<In, Acc, false>)
+                       : block_rows ? (aligned ? sum_block_rows<In, Acc, true> : sum_block_rows<In, Acc, false>)
                        : rows ? (aligned ? sum_long_rows<In, Acc, true> : sum_long_rows<In, Acc, false>)
                               : columns;
         if (after_previous) return cured::launch_after_previous(kernel, blocks, kThreads, stream, in, out, *s);
