@@ -21,6 +21,7 @@ import cupy as cp
 import numpy as np
 
 import cured
+from axis_grid_ab import round_times  # this directory: a round of subjects between events, behind a pad
 from cured import _cured
 
 ROUNDS = 25
@@ -144,15 +145,8 @@ def main():
         times = {name: [] for name in subjects}
         pad = subjects["V9 flat"]
         for _ in range(ROUNDS):
-            events = [(cp.cuda.Event(), cp.cuda.Event()) for _ in subjects]
-            pad()
-            for (start, stop), fn in zip(events, subjects.values()):
-                start.record()
-                fn()
-                stop.record()
-            events[-1][1].synchronize()
-            for name, (a, b) in zip(subjects, events):
-                times[name].append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
+            for name, t in zip(subjects, round_times(subjects, pad)):
+                times[name].append(t)
         v9 = statistics.median(times["V9 flat"])
         for name, t in times.items():
             m = statistics.median(t)
