@@ -105,12 +105,10 @@ static int axis_rounds_simd_f32(float *part, const float *src, int64_t G, int64_
     case 4: rounds_f32(part, src, rounds, 16, 1); return 1;
     case 8: rounds_f32(part, src, rounds, 32, 2); return 1;
     case 16: rounds_f32(part, src, rounds, 64, 4); return 1;
-    case 32: rounds_f32(part, src, rounds, 128, 8); return 1;
-    case CURED_AXIS_BLOCK_ROW_LANES: /* block rows: 32 lanes at a time, each pass over the segment's rounds */
-        for (int pass = 0; pass < CURED_AXIS_BLOCK_ROW_LANES / 32; ++pass)
-            rounds_f32(part + 32 * pass, src + 128 * pass, rounds, 4 * CURED_AXIS_BLOCK_ROW_LANES, 8);
+    default: /* 32 lanes a pass (8 registers), each pass over all the rounds: a warp's row, a block's */
+        if (G % 32 != 0) return 0;
+        for (int64_t pass = 0; pass < G / 32; ++pass) rounds_f32(part + 32 * pass, src + 128 * pass, rounds, 4 * G, 8);
         return 1;
-    default: return 0;
     }
 }
 
@@ -120,16 +118,10 @@ static int axis_rounds_simd_f64(double *part, const double *src, int64_t G, int6
     case 2: rounds_f64(part, src, rounds, 4, 1); return 1;
     case 4: rounds_f64(part, src, rounds, 8, 2); return 1;
     case 8: rounds_f64(part, src, rounds, 16, 4); return 1;
-    case 16: rounds_f64(part, src, rounds, 32, 8); return 1;
-    case 32: /* two passes of 16 lanes: 16 accumulators and the loads would not fit 16 registers */
-        rounds_f64(part, src, rounds, 64, 8);
-        rounds_f64(part + 16, src + 32, rounds, 64, 8);
+    default: /* 16 lanes a pass: 16 accumulators and their loads would not fit 16 registers */
+        if (G % 16 != 0) return 0;
+        for (int64_t pass = 0; pass < G / 16; ++pass) rounds_f64(part + 16 * pass, src + 32 * pass, rounds, 2 * G, 8);
         return 1;
-    case CURED_AXIS_BLOCK_ROW_LANES: /* block rows: 16 lanes at a time, each pass over the segment's rounds */
-        for (int pass = 0; pass < CURED_AXIS_BLOCK_ROW_LANES / 16; ++pass)
-            rounds_f64(part + 16 * pass, src + 32 * pass, rounds, 2 * CURED_AXIS_BLOCK_ROW_LANES, 8);
-        return 1;
-    default: return 0;
     }
 }
 
