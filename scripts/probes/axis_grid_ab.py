@@ -19,22 +19,9 @@ import torch
 
 import cured
 from cured import _cured
+from turns import times_in_turns  # this directory
 
 REPEATS = 30
-
-
-def round_times(subjects, pad):
-    """One round: `pad` (no events) gives the host a head start, then each subject between events,
-    queued behind the one before, as `python -m cured --axis` times them: the device's time, not
-    the host's latency to the first launch."""
-    events = [(cp.cuda.Event(), cp.cuda.Event()) for _ in subjects]
-    pad()
-    for (start, stop), fn in zip(events, subjects.values()):
-        start.record()
-        fn()
-        stop.record()
-    events[-1][1].synchronize()
-    return [cp.cuda.get_elapsed_time(a, b) * 1e-3 for a, b in events]
 
 
 def forced(grid, fn):
@@ -88,11 +75,7 @@ def main():
             fn()
             if name != "V9 flat" and not np.array_equal(out.get().view(np.uint8), expected.view(np.uint8)):
                 print(f"{case} {name}: MISMATCH")
-        times = {name: [] for name in subjects}
-        pad = lambda: cured.sum(flat, out=one)
-        for _ in range(REPEATS):
-            for name, t in zip(subjects, round_times(subjects, pad)):
-                times[name].append(t)
+        times = times_in_turns(subjects, lambda: cured.sum(flat, out=one), REPEATS)
         v9 = statistics.median(times["V9 flat"])
         cells = ", ".join(f"{name} {statistics.median(t) * 1e6:.1f} us ({v9 / statistics.median(t):.3f})"
                           for name, t in times.items() if name != "V9 flat")

@@ -21,7 +21,7 @@ import cupy as cp
 import numpy as np
 
 import cured
-from axis_grid_ab import round_times  # this directory: a round of subjects between events, behind a pad
+from turns import times_in_turns  # this directory: rounds of subjects between events, behind a pad
 from cured import _cured
 
 ROUNDS = 25
@@ -142,11 +142,7 @@ def main():
         print(f"{dtype} {shape}: probe kernels {regs} / {units.num_regs} registers, {per_sm} blocks an SM; a row "
               f"a stretch, a row a unit against cupy's rows: max |diff| {float(cp.abs(check - reference).max()):.3g}, "
               f"{float(cp.abs(check_units - reference).max()):.3g}; V9 tiles {tiles}", flush=True)
-        times = {name: [] for name in subjects}
-        pad = subjects["V9 flat"]
-        for _ in range(ROUNDS):
-            for name, t in zip(subjects, round_times(subjects, pad)):
-                times[name].append(t)
+        times = times_in_turns(subjects, subjects["V9 flat"], ROUNDS)
         v9 = statistics.median(times["V9 flat"])
         for name, t in times.items():
             m = statistics.median(t)

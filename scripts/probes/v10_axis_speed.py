@@ -5,7 +5,6 @@ copies included), standard-normal data. A probe for README and docs/; it prints,
 import statistics
 
 import cupy
-import numpy as np
 
 import cured
 

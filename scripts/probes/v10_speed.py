@@ -8,7 +8,6 @@ import time
 import numpy as np
 
 import cured
-from cured.benchmark import full_range
 
 lengths = [1 << k for k in map(int, sys.argv[1].split(","))] if len(sys.argv) > 1 else [1 << k for k in (10, 12, 14, 16, 20, 24, 26, 28)]
 print(cured.device_info()["name"])
