@@ -17,9 +17,9 @@
  *    G lanes: lane g adds, from 0, chunks g, g + G, g + 2G, ... of the segment, each chunk's
  *    elements in order; then the G lanes' sums are added in the SEQUENTIAL tree (offsets G/2, ...,
  *    1: lane l adds lane l + offset). A row of fewer than 1024 chunks (16 KiB) has G the least
- *    power of two that is at least its chunks, but at most 32 (a warp), and one segment (2048
- *    chunks would be the most): a row of up to 32 chunks has one chunk a lane, and the lanes of a
- *    warp read consecutive chunks of consecutive rows; a longer one has up to 32. A row of 1024
+ *    power of two that is at least its chunks, but at most 32 (a warp), and is one segment: a row
+ *    of up to 32 chunks has one chunk a lane, and the lanes of a warp read consecutive chunks of
+ *    consecutive rows; a longer one has up to 32 chunks a lane. A row of 1024
  *    chunks or more has G = 256 (a block) and segments of 4096 chunks (64 KiB), 16 chunks a lane,
  *    except that a row of up to 8192 chunks is one segment (4 to 32 chunks a lane): each of the
  *    block's loads covers 4 KiB, as V9's do. Why a block: blocks that each read one 32 to 64 KiB
@@ -92,7 +92,6 @@ typedef struct {
 } cured_axis_step;
 
 #define CURED_AXIS_ROW_LANES 32          /* lanes a segment of a row shorter than a block row: a warp at most */
-#define CURED_AXIS_ROW_SEGMENT 2048      /* chunks a segment of such a row (longer than any of them) */
 #define CURED_AXIS_BLOCK_ROW_CHUNKS 1024 /* rows of this many chunks or more are block rows: */
 #define CURED_AXIS_BLOCK_ROW_LANES 256   /* lanes a segment of a block row, a block of threads */
 #define CURED_AXIS_BLOCK_ROW_SEGMENT 4096 /* chunks a segment of a longer block row: 16 a lane */
@@ -121,7 +120,7 @@ static inline CURED_AXIS_HD cured_axis_step cured_axis_step_of(int64_t outer, in
             s.segment = s.chunks <= 2 * CURED_AXIS_BLOCK_ROW_SEGMENT ? s.chunks : CURED_AXIS_BLOCK_ROW_SEGMENT;
         } else {
             s.lanes = (int)cured_axis_pow2_at_least(s.chunks < CURED_AXIS_ROW_LANES ? s.chunks : CURED_AXIS_ROW_LANES);
-            s.segment = CURED_AXIS_ROW_SEGMENT;
+            s.segment = s.chunks; /* the whole row */
         }
     } else {
         s.chunks = (inner + s.vector - 1) / s.vector;

@@ -56,6 +56,18 @@ __device__ __forceinline__ void load_chunk(const In *p, int64_t valid, In (&v)[V
     }
 }
 
+// kInFlight chunks of an extent of `elements` elements at p: chunks c, c + stride, ..., each inside
+// where it is below `end` (a chunk index), else zeros.
+template <class In, bool Aligned, int V>
+__device__ __forceinline__ void load_chunks(const In *p, int64_t elements, int64_t c, int64_t stride, int64_t end,
+                                            In (&v)[kInFlight][V]) {
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+        const int64_t chunk = c + int64_t(u) * stride;
+        load_chunk<In, Aligned>(p + chunk * V, chunk < end ? elements - chunk * V : 0, v[u]);
+    }
+}
+
 // Rows that divide a vector (R <= V elements and V % R == 0: rows of 2 float32, or of 2 float64,
 // a vector each) of aligned input: each 16-byte vector holds V / R whole rows, so a lane loads
 // whole vectors, 8 in flight, in V9's walk (a warp's load covers 512 contiguous bytes, and a
@@ -65,7 +77,14 @@ __device__ __forceinline__ void load_chunk(const In *p, int64_t valid, In (&v)[V
 // short-rows kernel, whose thread reads 8 rows a whole grid apart: NVIDIA H100, 2026-11-24 03:44
 // UTC, device time against V9 flat (axis_grid_ab.py, each way in two processes), (2^27, 2)
 // float64 along 1 0.654 -> 0.661 (2/3 is the ceiling: the output is half the input), (2^26, 4)
-// float32 0.798 -> 0.807.
+// float32 0.798 -> 0.807. On the H100 CuPy's rows of 2 float64 read 1.4% faster than these; copies
+// of this kernel changed one thing at a time (scripts/probes/packed_rows.py, device time in turns,
+// 2026-11-24, H100 09:25 / H200 09:27 UTC, (2^27, 2) float64 along 1): CuPy 1037.5 / 784.5 us, this
+// walk 1051.8 / 738.2; one vector a thread (2^19 blocks) 1037.5 / 782.1, the H100's gain the
+// H200's loss; two a thread 1051.1 / 737.2; at most 2 to 4 blocks an SM 1045.5 to 1052.1 / 774.1 to
+// 790.3; streaming stores (st.global.cs), or pairs of lanes storing 16 bytes each, within 0.3%;
+// streaming loads (ld.global.cs) 2.5 to 5% slower. No walk was faster on both GPUs; this one leads
+// on the H200 by 6% and trails on the H100 by 1.4%.
 template <class In, class Acc, int R>
 __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *out, cured_axis_step s) {
     cured::await_previous_launch();
@@ -77,11 +96,7 @@ __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *o
     const int64_t a_pass = int64_t(gridDim.x) * kThreads * kInFlight;
     for (int64_t first = int64_t(blockIdx.x) * kThreads * kInFlight + threadIdx.x; first < vectors; first += a_pass) {
         In v[kInFlight][V];
-#pragma unroll
-        for (int u = 0; u < kInFlight; ++u) {
-            const int64_t vector = first + int64_t(u) * kThreads;
-            load_chunk<In, true>(in + vector * V, vector < vectors ? elements - vector * V : 0, v[u]);
-        }
+        load_chunks<In, true>(in, elements, first, kThreads, vectors, v);
 #pragma unroll
         for (int u = 0; u < kInFlight; ++u)
 #pragma unroll
@@ -174,38 +189,52 @@ __global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *ou
     }
 }
 
+// A unit of rows (row o, segment seg: unit = o * segments + seg) and its chunks [first, last).
+template <class In> struct row_segment {
+    const In *row;
+    int64_t first, last;
+};
+template <class In> __device__ __forceinline__ row_segment<In> row_segment_of(const In *in, const cured_axis_step &s, int64_t unit) {
+    const int64_t first = unit % s.segments * s.segment;
+    return {in + unit / s.segments * s.reduced, first, first + s.segment < s.chunks ? first + s.segment : s.chunks};
+}
+
+// A lane's sum of its chunks of a row segment: chunks c, c + lanes, c + 2 lanes, ... below `last`,
+// kInFlight loaded before any is added, in order (axis.h's SEQUENTIAL lane). The walk of warp rows
+// and of block rows alike.
+template <class In, class Acc, bool Aligned>
+__device__ __forceinline__ Acc sum_lane_chunks(const In *row, int64_t reduced, int64_t c, int64_t last, int64_t lanes) {
+    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
+    Acc sum = Acc(0);
+    for (; c < last; c += int64_t(kInFlight) * lanes) {
+        In v[kInFlight][V];
+        load_chunks<In, Aligned>(row, reduced, c, lanes, last, v);
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u)
+#pragma unroll
+            for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[u][j]);
+    }
+    return sum;
+}
+
 // Longer rows shorter than block rows (more than 4 chunks a lane, fewer than 1024 chunks a row), and
 // rows of aligned input whose lanes have more than one chunk: a row is 32 lanes, a warp, each with
 // up to 32 chunks, 8 in flight. Threads walk the rows (one segment each) in whole warps.
 template <class In, class Acc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out, cured_axis_step s) {
     cured::await_previous_launch();
-    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     const int lanes = s.lanes;
     const int64_t total = s.outer * s.segments * lanes;
     const unsigned lane = threadIdx.x % 32;
     for (int64_t warp_first = int64_t(blockIdx.x) * kThreads + threadIdx.x - lane; warp_first < total;
          warp_first += int64_t(gridDim.x) * kThreads) {
         const int64_t t = warp_first + lane;
-        const int64_t unit = t / lanes;  // row o, segment seg
+        const int64_t unit = t / lanes;
         const int g = int(t % lanes);
         Acc sum = Acc(0);
         if (t < total) {
-            const In *row = in + unit / s.segments * s.reduced;
-            const int64_t first = unit % s.segments * s.segment;
-            const int64_t last = first + s.segment < s.chunks ? first + s.segment : s.chunks;
-            for (int64_t c = first + g; c < last; c += int64_t(kInFlight) * lanes) {
-                In v[kInFlight][V];
-#pragma unroll
-                for (int u = 0; u < kInFlight; ++u) {
-                    const int64_t chunk = c + int64_t(u) * lanes;
-                    load_chunk<In, Aligned>(row + chunk * V, chunk < last ? s.reduced - chunk * V : 0, v[u]);
-                }
-#pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
-#pragma unroll
-                    for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[u][j]);
-            }
+            const row_segment<In> seg = row_segment_of(in, s, unit);
+            sum = sum_lane_chunks<In, Acc, Aligned>(seg.row, s.reduced, seg.first + g, seg.last, lanes);
         }
         for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
         if (t < total && g == 0) out[unit] = sum;
@@ -222,26 +251,11 @@ static_assert(kThreads == CURED_AXIS_BLOCK_ROW_LANES, "a block row's lanes are o
 template <class In, class Acc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) sum_block_rows(const In *in, Acc *out, cured_axis_step s) {
     cured::await_previous_launch();
-    constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     __shared__ Acc lane_sums[kThreads];
     const int64_t units = s.outer * s.segments;
-    for (int64_t unit = blockIdx.x; unit < units; unit += gridDim.x) {  // row o, segment seg
-        const In *row = in + unit / s.segments * s.reduced;
-        const int64_t first = unit % s.segments * s.segment;
-        const int64_t last = first + s.segment < s.chunks ? first + s.segment : s.chunks;
-        Acc sum = Acc(0);
-        for (int64_t c = first + threadIdx.x; c < last; c += int64_t(kInFlight) * kThreads) {
-            In v[kInFlight][V];
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u) {
-                const int64_t chunk = c + int64_t(u) * kThreads;
-                load_chunk<In, Aligned>(row + chunk * V, chunk < last ? s.reduced - chunk * V : 0, v[u]);
-            }
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u)
-#pragma unroll
-                for (int j = 0; j < V; ++j) sum += cured::to_acc<Acc>(v[u][j]);
-        }
+    for (int64_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
+        const row_segment<In> seg = row_segment_of(in, s, unit);
+        Acc sum = sum_lane_chunks<In, Acc, Aligned>(seg.row, s.reduced, seg.first + threadIdx.x, seg.last, kThreads);
         lane_sums[threadIdx.x] = sum;
         __syncthreads();
 #pragma unroll
