@@ -67,46 +67,60 @@ __device__ __forceinline__ void for_tile_elements(const In *in, int64_t n, int64
     });
 }
 
+// One value a device, computed once by compute(device, &value) (a cudaError_t) and kept in `cache`
+// (a static of the caller's, one per kernel where the value depends on it; value + 1, so that 0
+// means not asked yet; a device beyond the 64th asks each time). Racing first calls compute the
+// same value.
+template <class Compute>
+cudaError_t per_device(std::atomic<int64_t> (&cache)[64], int64_t *value, Compute compute) {
+    int device;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    const int64_t known = device < 64 ? cache[device].load(std::memory_order_relaxed) : 0;
+    if (known > 0) {
+        *value = known - 1;
+        return cudaSuccess;
+    }
+    if ((err = compute(device, value)) != cudaSuccess) return err;
+    if (device < 64) cache[device].store(*value + 1, std::memory_order_relaxed);
+    return cudaSuccess;
+}
+
 // A grid of `waves` waves of as many blocks of `Kernel` (launched with `threads` threads and
 // `dynamic_bytes` of dynamic shared memory) as fit an SM at once, on the current GPU. Cached per
 // device and kernel: a kernel is always launched with the same dynamic shared memory.
 template <auto Kernel>
 cudaError_t waves_grid(int threads, int waves, int64_t *blocks, size_t dynamic_bytes = 0) {
-    static std::atomic<int64_t> cached[64];
-    int device, sms, per_sm;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    if (device < 64 && (*blocks = cached[device].load(std::memory_order_relaxed)) > 0) return cudaSuccess;
-    if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return err;
-    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, dynamic_bytes)) != cudaSuccess) return err;
-    *blocks = int64_t(waves) * sms * (per_sm < 1 ? 1 : per_sm);
-    if (device < 64) cached[device].store(*blocks, std::memory_order_relaxed);
-    return cudaSuccess;
+    static std::atomic<int64_t> cache[64];
+    return per_device(cache, blocks, [&](int device, int64_t *grid) {
+        int sms, per_sm;
+        cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, dynamic_bytes);
+        if (err == cudaSuccess) *grid = int64_t(waves) * sms * (per_sm < 1 ? 1 : per_sm);
+        return err;
+    });
 }
 
 // Whether a block of Kernel may have `bytes` of dynamic shared memory on the current GPU (and under
 // the cap a test may set, cured_test_dynamic_shared); the first time on a device that it may, the
 // kernel's limit is raised to it. Cached per device and kernel.
 template <auto Kernel> cudaError_t grant_dynamic_shared(size_t bytes, bool *granted) {
-    static std::atomic<int64_t> room[64];  // what a block may add to the kernel's static shared memory, plus 1
-    int device;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    int64_t room_here = device < 64 ? room[device].load(std::memory_order_relaxed) - 1 : -1;
-    if (room_here < 0) {
+    static std::atomic<int64_t> cache[64];
+    int64_t room;  // what a block may add to the kernel's static shared memory
+    const cudaError_t err = per_device(cache, &room, [&](int device, int64_t *room_here) {
         int optin;
         cudaFuncAttributes attributes;
-        if ((err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess)
-            return err;
-        if ((err = cudaFuncGetAttributes(&attributes, Kernel)) != cudaSuccess) return err;
-        room_here = std::max<int64_t>(int64_t(optin) - int64_t(attributes.sharedSizeBytes), 0);
-        if (room_here >= int64_t(bytes) &&
-            (err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes))) != cudaSuccess)
-            return err;
-        if (device < 64) room[device].store(room_here + 1, std::memory_order_relaxed);
-    }
+        cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        if (e == cudaSuccess) e = cudaFuncGetAttributes(&attributes, Kernel);
+        if (e != cudaSuccess) return e;
+        *room_here = std::max<int64_t>(int64_t(optin) - int64_t(attributes.sharedSizeBytes), 0);
+        return *room_here >= int64_t(bytes)
+                   ? cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes))
+                   : cudaSuccess;
+    });
+    if (err != cudaSuccess) return err;
     const int64_t cap = cured_test_dynamic_shared();
-    *granted = int64_t(bytes) <= room_here && (cap == 0 || int64_t(bytes) <= cap);
+    *granted = int64_t(bytes) <= room && (cap == 0 || int64_t(bytes) <= cap);
     return cudaSuccess;
 }
 
@@ -133,25 +147,21 @@ inline cudaLaunchConfig_t one_cluster(int blocks, int threads, size_t dynamic_by
 // up) and one of its GPCs holds one. Cached per device and kernel: a kernel is always asked with
 // the same shape.
 template <auto Kernel> cudaError_t cluster_fits(int threads, int blocks, size_t dynamic_bytes, bool *fits) {
-    static std::atomic<int> cached[64];  // 0: not asked yet; 1: no; 2: yes
-    int device;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    const int known = device < 64 ? cached[device].load(std::memory_order_relaxed) : 0;
-    if (known != 0) {
-        *fits = known == 2;
-        return cudaSuccess;
-    }
-    int launches_clusters, clusters = 0;
-    if ((err = cudaDeviceGetAttribute(&launches_clusters, cudaDevAttrClusterLaunch, device)) != cudaSuccess) return err;
-    if (launches_clusters) {
-        cudaLaunchAttribute cluster;
-        const cudaLaunchConfig_t config = one_cluster(blocks, threads, dynamic_bytes, nullptr, &cluster);
-        if ((err = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config)) != cudaSuccess) return err;
-    }
-    *fits = clusters > 0;
-    if (device < 64) cached[device].store(*fits ? 2 : 1, std::memory_order_relaxed);
-    return cudaSuccess;
+    static std::atomic<int64_t> cache[64];
+    int64_t clusters;
+    const cudaError_t err = per_device(cache, &clusters, [&](int device, int64_t *fitting) {
+        int launches_clusters, count = 0;
+        cudaError_t e = cudaDeviceGetAttribute(&launches_clusters, cudaDevAttrClusterLaunch, device);
+        if (e == cudaSuccess && launches_clusters) {
+            cudaLaunchAttribute cluster;
+            const cudaLaunchConfig_t config = one_cluster(blocks, threads, dynamic_bytes, nullptr, &cluster);
+            e = cudaOccupancyMaxActiveClusters(&count, Kernel, &config);
+        }
+        *fitting = count;
+        return e;
+    });
+    *fits = err == cudaSuccess && clusters > 0;
+    return err;
 }
 
 // Launches Kernel(args...) as one cluster of `blocks` blocks; returns the launch's error.
@@ -180,19 +190,16 @@ __device__ __forceinline__ void await_previous_launch() {
 // Whether the current GPU runs programmatic dependent launches (compute capability 9.0 up).
 // Cached per device.
 inline cudaError_t overlaps_launches(bool *overlaps) {
-    static std::atomic<int> cached[64];  // 0: not asked yet; 1: no; 2: yes
-    int device, major;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    const int known = device < 64 ? cached[device].load(std::memory_order_relaxed) : 0;
-    if (known != 0) {
-        *overlaps = known == 2;
-        return cudaSuccess;
-    }
-    if ((err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)) != cudaSuccess) return err;
-    *overlaps = major >= 9;
-    if (device < 64) cached[device].store(*overlaps ? 2 : 1, std::memory_order_relaxed);
-    return cudaSuccess;
+    static std::atomic<int64_t> cache[64];
+    int64_t major;
+    const cudaError_t err = per_device(cache, &major, [](int device, int64_t *value) {
+        int m = 0;
+        const cudaError_t e = cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, device);
+        *value = m;
+        return e;
+    });
+    *overlaps = err == cudaSuccess && major >= 9;
+    return err;
 }
 
 // Launches kernel(args...) on `blocks` x `threads`, to overlap the end of the kernel before it in
