@@ -1,14 +1,17 @@
 """Sums along axes, timed against PyTorch and CuPy: `python -m cured --axis`.
 
-Device time (CUDA events on the stream all three run on, the legacy default stream), the input
-already on the GPU as a CuPy array (PyTorch reads the same memory through DLPack), the result left
-on the device: cured writes into a CuPy out= of the result's shape, PyTorch and CuPy return new
+Device time (CUDA events on the stream all of them run on, the legacy default stream), the
+subjects of a shape in turns, every run queued behind a wait on the GPU before the first starts, so
+that the runs follow one another however long the host takes to queue each (the kernels of a 64
+MiB shape take 20 to 30 us; times_in_turns has why). The input is already on the GPU as a CuPy
+array (PyTorch reads the same memory through DLPack), and the result is left on the device: cured writes into a CuPy out= of the result's shape, PyTorch and CuPy return new
 arrays. Beside each shape, V9 on the flat array of the same size (its one value into a device
 element): the issue's yardstick, "the memory's limit" for that many bytes; and where each result
 sums consecutive elements (row sums), CUB's DeviceSegmentedReduce (version="cub"), the reference.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -35,19 +38,55 @@ def case_name(shape: Sequence[int], axis: Any) -> str:
     return f"({dims}{',' if len(shape) == 1 else ''}) axis {axis}"
 
 
-def _device_times(fn: Callable[[], Any], repeats: int, warmup: int) -> list[float]:
+_HOLD_SOURCE = r"""
+extern "C" __global__ void hold(unsigned long long ns) {  // one thread, busy until ns have passed
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); while (now - start < ns);
+}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def _hold_kernel() -> Any:
     import cupy as cp
 
-    for _ in range(warmup):
-        fn()
-    starts = [cp.cuda.Event() for _ in range(repeats)]
-    stops = [cp.cuda.Event() for _ in range(repeats)]
-    for start, stop in zip(starts, stops):
-        start.record()
-        fn()
-        stop.record()
-    stops[-1].synchronize()
-    return [cp.cuda.get_elapsed_time(a, b) * 1e-3 for a, b in zip(starts, stops)]
+    return cp.RawKernel(_HOLD_SOURCE, "hold")  # CuPy compiles it for each device it runs on
+
+
+def hold_stream(seconds: float) -> None:
+    """Keeps the current stream busy for `seconds` (one thread reading the GPU's clock), so that
+    the work the host queues meanwhile waits behind it and then runs back to back."""
+    _hold_kernel()((1,), (1,), (np.uint64(seconds * 1e9),))
+
+
+def times_in_turns(subjects: dict[str, Callable[[], Any]], repeats: int, warmup: int) -> dict[str, list[float]]:
+    """Device times of each subject's `repeats` runs, between CUDA events, the subjects in turns (run r
+    of every subject before run r + 1 of any), so that the GPU's drift within a shape (clocks after
+    the host's setup, what L2 holds) falls on all alike. Every run is queued before the first
+    starts: behind hold_stream for twice the host's time to queue them all (as the warm-up runs took
+    it), so that no run's events also time the host's latency to its launch."""
+    import time
+
+    import cupy as cp
+
+    host = 0.0
+    for fn in subjects.values():
+        start_warmup = time.perf_counter()
+        for _ in range(warmup):
+            fn()
+        host += (time.perf_counter() - start_warmup) / max(warmup, 1)
+    cp.cuda.get_current_stream().synchronize()
+    events = {name: [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(repeats)] for name in subjects}
+    hold_stream(min(max(2 * repeats * host, 1e-3), 0.1))
+    for r in range(repeats):
+        for name, fn in subjects.items():
+            start, stop = events[name][r]
+            start.record()
+            fn()
+            stop.record()
+    cp.cuda.get_current_stream().synchronize()
+    return {name: [cp.cuda.get_elapsed_time(a, b) * 1e-3 for a, b in pairs] for name, pairs in events.items()}
 
 
 def axis_rows(device: str, date: str, dtypes: Sequence[str] = ("float32", "float64"), repeats: int = 20,
@@ -88,8 +127,7 @@ def axis_rows(device: str, date: str, dtypes: Sequence[str] = ("float32", "float
             scale = float(cp.max(cp.sum(cp.abs(x.astype(cp.float64)), axis=axis)))
             if float(cp.max(cp.abs(out.astype(cp.float64) - expected))) > scale * (1e-5 if dtype == "float32" else 1e-13):
                 raise RuntimeError(f"cured.sum along axis {axis} of {shape} {dtype} disagrees with CuPy's float64 sum")
-            for subject, fn in subjects.items():
-                seconds = _device_times(fn, repeats, warmup)
+            for subject, seconds in times_in_turns(subjects, repeats, warmup).items():
                 rows.append(timing_row(seconds=seconds, device=device, date=date, dtype=dtype, n=n, subject=subject,
                                        input="axis", measure="device", case=case_name(shape, axis)))
             del x, out, subjects

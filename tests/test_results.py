@@ -81,6 +81,31 @@ def test_axis_table_reads_cub_where_a_case_has_it():
     assert lines[3] == "| float32 | (1024, 1024) axis 0 | 2 |  | 4 | 1 | 4 | 0.50 | 0.50 |"
 
 
+@pytest.mark.gpu
+def test_a_held_stream_runs_what_is_queued_behind_it_after_the_hold():
+    cp = pytest.importorskip("cupy")
+    from cured.axis_bench import hold_stream
+
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    hold_stream(0.02)
+    stop.record()
+    stop.synchronize()
+    assert cp.cuda.get_elapsed_time(start, stop) >= 19.9  # milliseconds
+
+
+@pytest.mark.gpu
+def test_axis_rows_time_each_subject_of_a_shape():
+    pytest.importorskip("cupy")
+    from cured.axis_bench import axis_rows
+
+    rows = axis_rows("GPU X", "2026-11-24 10:00 UTC", dtypes=("float32",), repeats=3, warmup=1,
+                     shapes=[((64, 1000), 1)])
+    assert {r.subject for r in rows} >= {"cured", "cupy", "V9", "CUB"}
+    assert all(r.case == "(64, 1000) axis 1" and r.n == 64000 and r.repeats == 3 for r in rows)
+    assert all(0 < r.low <= r.median <= r.high < 1 for r in rows)
+
+
 def test_host_table_reads_each_place_and_the_copy():
     from cured.walltime import host_table
 

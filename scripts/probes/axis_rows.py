@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 import cured
-from cured.axis_bench import _device_times
+from cured.axis_bench import times_in_turns
 
 SHAPES = [(1 << 27, 2), (1 << 26, 4), (1 << 24, 16), (1 << 22, 64), (1 << 21, 128), (1 << 20, 256),
           (1 << 19, 512), (1 << 18, 1024), (4096, 4096), (1 << 14, 1 << 14)]
@@ -48,13 +48,14 @@ def main():
             out = cp.empty(shape[0], dtype)
             flat = cp.empty((), dtype)
             nbytes = x.nbytes
-            peers = {"torch": lambda: torch.sum(t, dim=-1), "cupy": lambda: cp.sum(x, axis=-1),
-                     "V9": lambda: cured.sum(x.reshape(-1), out=flat)}
-            gbs = {k: nbytes / statistics.median(_device_times(f, 20, 3)) / 1e9 for k, f in peers.items()}
+            subjects = {"torch": lambda: torch.sum(t, dim=-1), "cupy": lambda: cp.sum(x, axis=-1),
+                        "V9": lambda: cured.sum(x.reshape(-1), out=flat),
+                        "cured": lambda: cured.sum(x, axis=-1, out=out)}
+            gbs = {k: nbytes / statistics.median(ts) / 1e9 for k, ts in times_in_turns(subjects, 20, 3).items()}
             model = cured.sum(x[:64].get(), axis=-1, device="cpu")
             got = cured.sum(x[:64], axis=-1)
             same = np.array_equal(got.view(np.uint8), model.view(np.uint8))
-            g = nbytes / statistics.median(_device_times(lambda: cured.sum(x, axis=-1, out=out), 20, 3)) / 1e9
+            g = gbs["cured"]
             best = max(gbs["torch"], gbs["cupy"])
             print(f"| {dtype} | {shape} | {'' if same else 'MISMATCH'} | {g:.0f} | {gbs['torch']:.0f} | "
                   f"{gbs['cupy']:.0f} | {gbs['V9']:.0f} | {g / best:.2f} |", flush=True)
