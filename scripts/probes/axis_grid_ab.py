@@ -18,20 +18,9 @@ import numpy as np
 import torch
 
 import cured
-from cured import _cured
-from turns import times_in_turns  # this directory
+from turns import forced, times_in_turns  # this directory
 
 REPEATS = 30
-
-
-def forced(grid, fn):
-    def run():
-        _cured._set_test_launch(grid, 0)
-        try:
-            fn()
-        finally:
-            _cured._set_test_launch(0, 0)
-    return run
 
 
 def kernel_breakdown(fn):

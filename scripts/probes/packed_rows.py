@@ -14,7 +14,6 @@ copy's output is compared with CuPy's. Prints a table; nothing reads it.
 
     python scripts/probes/packed_rows.py
 """
-import statistics
 import time
 
 import cupy as cp
@@ -24,7 +23,7 @@ try:  # without a build of cured here, the probe's own kernels and CuPy's alone
     import cured
 except ImportError:
     cured = None
-from turns import times_in_turns  # this directory
+from turns import print_medians, times_in_turns  # this directory
 
 ROUNDS = 25
 SOURCE = r"""
@@ -188,11 +187,7 @@ def main():
         for fn in subjects.values():
             fn()
         times = times_in_turns(subjects, subjects["cupy rows"], ROUNDS)
-        cupy_time = statistics.median(times["cupy rows"])
-        for name, ts in times.items():
-            m = statistics.median(ts)
-            print(f"  {name:34s} {m * 1e6:8.1f} us {nbytes / m / 1e9:7.0f} GB/s  cupy / this {cupy_time / m:.3f}"
-                  f"  (low {min(ts) * 1e6:.1f}, high {max(ts) * 1e6:.1f})", flush=True)
+        print_medians(times, nbytes, "cupy rows")
         del x, flat, out, subjects, reference
         cp.get_default_memory_pool().free_all_blocks()
 

@@ -14,15 +14,13 @@ measures reading, nothing else. Prints a table; nothing reads it.
 
     python scripts/probes/row_walks.py
 """
-import statistics
 import time
 
 import cupy as cp
 import numpy as np
 
 import cured
-from turns import times_in_turns  # this directory: rounds of subjects between events, behind a pad
-from cured import _cured
+from turns import forced, print_medians, times_in_turns  # this directory
 
 ROUNDS = 25
 SOURCE = r"""
@@ -109,13 +107,7 @@ def main():
         }
         n_tiles = tiles.get("tiles") if isinstance(tiles, dict) else None
         if n_tiles:
-            def v9_one_block_a_tile(n_tiles=n_tiles):
-                _cured._set_test_launch(n_tiles, 0)
-                try:
-                    cured.sum(flat, out=one)
-                finally:
-                    _cured._set_test_launch(0, 0)
-            subjects[f"V9 one block a tile ({n_tiles})"] = v9_one_block_a_tile
+            subjects[f"V9 one block a tile ({n_tiles})"] = forced(n_tiles, lambda: cured.sum(flat, out=one))
         for stretch_kib in (32, 64, 128, 256, 1024):
             stretches = nbytes // (stretch_kib << 10)
             vps = (stretch_kib << 10) // 16
@@ -143,11 +135,7 @@ def main():
               f"a stretch, a row a unit against cupy's rows: max |diff| {float(cp.abs(check - reference).max()):.3g}, "
               f"{float(cp.abs(check_units - reference).max()):.3g}; V9 tiles {tiles}", flush=True)
         times = times_in_turns(subjects, subjects["V9 flat"], ROUNDS)
-        v9 = statistics.median(times["V9 flat"])
-        for name, t in times.items():
-            m = statistics.median(t)
-            print(f"  {name:34s} {m * 1e6:8.1f} us {nbytes / m / 1e9:7.0f} GB/s  {v9 / m:.3f} of V9's time"
-                  f"  (low {min(t) * 1e6:.1f}, high {max(t) * 1e6:.1f})", flush=True)
+        print_medians(times, nbytes, "V9 flat")
         del x, flat, subjects
         cp.get_default_memory_pool().free_all_blocks()
 

@@ -1,4 +1,7 @@
-"""A round of subjects timed in turns (device time), shared by the axis probes; needs only CuPy."""
+"""Timing shared by the probes: subjects in turns (device time, CuPy events), their table, and
+forced grids (cured's test hook)."""
+import statistics
+
 import cupy as cp
 
 
@@ -23,3 +26,26 @@ def times_in_turns(subjects, pad, rounds):
         for name, t in zip(subjects, round_times(subjects, pad)):
             times[name].append(t)
     return times
+
+
+def print_medians(times, nbytes, reference):
+    """A line a subject: median, bandwidth over `nbytes`, the reference's median over this one's."""
+    ref = statistics.median(times[reference])
+    for name, ts in times.items():
+        m = statistics.median(ts)
+        print(f"  {name:34s} {m * 1e6:8.1f} us {nbytes / m / 1e9:7.0f} GB/s  {reference} / this {ref / m:.3f}"
+              f"  (low {min(ts) * 1e6:.1f}, high {max(ts) * 1e6:.1f})", flush=True)
+
+
+def forced(grid, fn):
+    """fn under a forced grid of `grid` blocks (cured._cured._set_test_launch; tiled kernels and
+    the axis kernels follow it, and their order does not depend on it)."""
+    from cured import _cured
+
+    def run():
+        _cured._set_test_launch(grid, 0)
+        try:
+            fn()
+        finally:
+            _cured._set_test_launch(0, 0)
+    return run

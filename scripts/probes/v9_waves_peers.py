@@ -13,20 +13,10 @@ import cupy as cp
 import torch
 
 import cured
-from cured import _cured
 from cured.axis_bench import times_in_turns
+from turns import forced  # this directory
 
 BLOCKS_AN_SM = {"float32": 4, "float64": 5}  # V9's kernel on sm_90 (docs/v9.md)
-
-
-def forced(grid, fn):
-    def run():
-        _cured._set_test_launch(grid, 0)
-        try:
-            fn()
-        finally:
-            _cured._set_test_launch(0, 0)
-    return run
 
 
 def main():
