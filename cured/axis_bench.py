@@ -4,10 +4,11 @@ Device time (CUDA events on the stream all of them run on, the legacy default st
 subjects of a shape in turns, every run queued behind a wait on the GPU before the first starts, so
 that the runs follow one another however long the host takes to queue each (the kernels of a 64
 MiB shape take 20 to 30 us; times_in_turns has why). The input is already on the GPU as a CuPy
-array (PyTorch reads the same memory through DLPack), and the result is left on the device: cured writes into a CuPy out= of the result's shape, PyTorch and CuPy return new
-arrays. Beside each shape, V9 on the flat array of the same size (its one value into a device
-element): the issue's yardstick, "the memory's limit" for that many bytes; and where each result
-sums consecutive elements (row sums), CUB's DeviceSegmentedReduce (version="cub"), the reference.
+array (PyTorch reads the same memory through DLPack), and the result is left on the device: cured
+writes into a CuPy out= of the result's shape, PyTorch and CuPy return new arrays. Beside each
+shape, V9 on the flat array of the same size (its one value into a device element): the issue's
+yardstick, "the memory's limit" for that many bytes; and where each result sums consecutive
+elements (row sums), CUB's DeviceSegmentedReduce (version="cub"), the reference.
 """
 from __future__ import annotations
 
