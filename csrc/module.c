@@ -1359,23 +1359,46 @@ static PyObject *py_fault_state(PyObject *module, PyObject *unused) {
 }
 
 static PyObject *py_set_staging(PyObject *module, PyObject *args) {
-    int lanes;
+    int lanes, ramp = 1;
     long long chunk_bytes;
     (void)module;
-    if (!PyArg_ParseTuple(args, "iL:_set_staging", &lanes, &chunk_bytes)) return NULL;
+    if (!PyArg_ParseTuple(args, "iL|p:_set_staging", &lanes, &chunk_bytes, &ramp)) return NULL;
     if (lanes < 0 || chunk_bytes < 0)
         return PyErr_Format(PyExc_ValueError, "_set_staging: lanes and chunk_bytes must be >= 0 (0: the default)");
-    cured_set_staging(lanes, chunk_bytes);
+    cured_set_staging(lanes, chunk_bytes, ramp);
     Py_RETURN_NONE;
 }
 
 static PyObject *py_staging(PyObject *module, PyObject *unused) {
-    int lanes;
+    int lanes, ramp;
     int64_t chunk_bytes;
     (void)module;
     (void)unused;
-    cured_get_staging(&lanes, &chunk_bytes);
-    return Py_BuildValue("{s:i,s:L}", "lanes", lanes, "chunk_bytes", (long long)chunk_bytes);
+    cured_get_staging(&lanes, &chunk_bytes, &ramp);
+    return Py_BuildValue("{s:i,s:L,s:O}", "lanes", lanes, "chunk_bytes", (long long)chunk_bytes, "ramp",
+                         ramp ? Py_True : Py_False);
+}
+
+static PyObject *py_chunk_spans(PyObject *module, PyObject *args) {
+    long long n, chunk, unit;
+    int lanes, ramp;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "LLLip:_chunk_spans", &n, &chunk, &unit, &lanes, &ramp)) return NULL;
+    if (n < 0 || unit < 1 || chunk < unit || chunk % unit != 0 || lanes < 1 || lanes > CURED_MAX_LANES)
+        return PyErr_Format(PyExc_ValueError, "_chunk_spans: needs n >= 0, unit >= 1, chunk a multiple of unit and "
+                                              "1 <= lanes <= %d",
+                            CURED_MAX_LANES);
+    cured_chunks chunks;
+    cured_chunks_make(&chunks, n, chunk, unit, lanes, ramp);
+    PyObject *spans = PyList_New(0);
+    for (int64_t k = 0; spans != NULL && k < chunks.chunks; ++k) {
+        int64_t first, count;
+        cured_chunk_span(&chunks, k, &first, &count);
+        PyObject *span = Py_BuildValue("(LL)", (long long)first, (long long)count);
+        if (span == NULL || PyList_Append(spans, span) < 0) Py_CLEAR(spans);
+        Py_XDECREF(span);
+    }
+    return spans;
 }
 
 static PyObject *py_device_count(PyObject *module, PyObject *unused) {
@@ -1536,11 +1559,16 @@ static PyMethodDef methods[] = {
      "_fault_state()\n--\n\nFor tests: {'calls' counted since _fault, 'fired', and what is alive: 'streams', "
      "'events', 'pinned' and 'device' allocations (outside the memory pool), 'pool_threads'}."},
     {"_set_staging", py_set_staging, METH_VARARGS,
-     "_set_staging(lanes, chunk_bytes)\n--\n\nFor tests and tuning: the host path's lanes (threads, each with its "
-     "own stream and staging buffers) and chunk size in bytes; 0 restores each default."},
+     "_set_staging(lanes, chunk_bytes, ramp=True)\n--\n\nFor tests and tuning: the host path's lanes (threads, "
+     "each with its own stream and staging buffers) and chunk size in bytes, 0 restoring each default; with `ramp` "
+     "the first chunks grow, one a lane."},
     {"staging", py_staging, METH_NOARGS,
-     "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes'} (chunks are rounded to whole blocks "
-     "or tiles of the version)."},
+     "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes', 'ramp'} (chunks are rounded to whole "
+     "blocks or tiles of the version)."},
+    {"_chunk_spans", py_chunk_spans, METH_VARARGS,
+     "_chunk_spans(n, chunk, unit, lanes, ramp)\n--\n\nFor tests: the host path's chunks of n elements for "
+     "`lanes` lanes as (first, count) pairs: chunks of `chunk` elements, whole units of `unit`, after a ramp of "
+     "growing ones where `ramp` and the input is short."},
     {"device_count", py_device_count, METH_NOARGS,
      "device_count()\n--\n\nThe number of CUDA devices; 0 when there is none or no driver."},
     {"device_name", py_device_name, METH_VARARGS,
@@ -1572,6 +1600,8 @@ static int module_exec(PyObject *module) {
     if (PyModule_AddIntConstant(module, "EXACT_LIMBS", CURED_EXACT_LIMBS) < 0 ||
         PyModule_AddIntConstant(module, "EXACT_UNIT_EXP", CURED_EXACT_UNIT_EXP) < 0)
         return -1;
+    /* The host path's ramp bound, for tests of its chunks (_chunk_spans). */
+    if (PyModule_AddIntConstant(module, "RAMP_MAX_CHUNKS_A_LANE", CURED_RAMP_MAX_CHUNKS_A_LANE) < 0) return -1;
     return 0;
 }
 

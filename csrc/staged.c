@@ -9,7 +9,11 @@
  * so it copies its next chunk while the last one is still in flight.
  *
  * Chunks are whole units of the plan (cured_unit: a block's elements, or a tile), so each chunk's
- * partial sums, and then the sum, have the bits of the one-shot sum of the same version. The device
+ * partial sums, and then the sum, have the bits of the one-shot sum of the same version. Inputs of
+ * a few chunks a lane start with a ramp: chunk k < lanes holds (k + 1) / lanes of a chunk, so the
+ * lanes' first copies end one after another and the bus has work from the first short chunk on,
+ * where with chunks of one size every lane copied its first chunk at once and the bus waited for
+ * all of them (CURED_RAMP_MAX_CHUNKS_A_LANE has the figures). The device
  * holds only the lanes' buffers, so an input larger than the GPU's memory is summed too. CUB, whose
  * reduction cannot be cut into pieces, gets its chunks copied into one whole device buffer and is
  * run once at the end.
@@ -32,17 +36,18 @@
  * GB/s where 6 read 33 to 34 (the pinned copy: 55); more than 10 gained nothing. */
 #define DEFAULT_LANES 10
 #define DEFAULT_CHUNK_BYTES ((int64_t)4 << 20)
-#define MAX_LANES 32
 
 static _Atomic int lanes_setting = 0;
 static _Atomic int64_t chunk_setting = 0;
+static _Atomic int ramp_setting = 1;
 
-void cured_set_staging(int lanes, int64_t chunk_bytes) {
-    lanes_setting = lanes > 0 ? (lanes < MAX_LANES ? lanes : MAX_LANES) : 0;
+void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp) {
+    lanes_setting = lanes > 0 ? (lanes < CURED_MAX_LANES ? lanes : CURED_MAX_LANES) : 0;
     chunk_setting = chunk_bytes > 0 ? chunk_bytes : 0;
+    ramp_setting = ramp != 0;
 }
 
-void cured_get_staging(int *lanes, int64_t *chunk_bytes) {
+void cured_get_staging(int *lanes, int64_t *chunk_bytes, int *ramp) {
     int chosen = lanes_setting;
     if (chosen == 0) {
         const int cpus = cured_pool_capacity(); /* the CPUs this process may run on */
@@ -50,6 +55,34 @@ void cured_get_staging(int *lanes, int64_t *chunk_bytes) {
     }
     *lanes = chosen;
     *chunk_bytes = chunk_setting > 0 ? chunk_setting : DEFAULT_CHUNK_BYTES;
+    *ramp = ramp_setting;
+}
+
+void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t unit, int lanes, int ramp) {
+    lanes = lanes < 1 ? 1 : (lanes > CURED_MAX_LANES ? CURED_MAX_LANES : lanes);
+    if (!ramp || cured_ceil_div(n, chunk) > CURED_RAMP_MAX_CHUNKS_A_LANE * (int64_t)lanes) lanes = 1;
+    ramp = lanes;
+    c->n = n;
+    c->chunk = chunk;
+    c->ramp_chunks = 0;
+    c->ramp_first[0] = 0;
+    for (int k = 0; k < ramp && c->ramp_first[k] < n; ++k) {
+        const int64_t share = chunk / ramp * (k + 1) / unit * unit, size = share > unit ? share : unit;
+        c->ramp_first[k + 1] = n - c->ramp_first[k] < size ? n : c->ramp_first[k] + size;
+        c->ramp_chunks = k + 1;
+    }
+    const int64_t rest = n - c->ramp_first[c->ramp_chunks];
+    c->chunks = c->ramp_chunks + cured_ceil_div(rest, chunk);
+}
+
+void cured_chunk_span(const cured_chunks *c, int64_t k, int64_t *first, int64_t *count) {
+    if (k < c->ramp_chunks) {
+        *first = c->ramp_first[k];
+        *count = c->ramp_first[k + 1] - *first;
+        return;
+    }
+    *first = c->ramp_first[c->ramp_chunks] + (k - c->ramp_chunks) * c->chunk;
+    *count = c->n - *first < c->chunk ? c->n - *first : c->chunk;
 }
 
 /* ---- what the lanes keep between calls ------------------------------------------------------- */
@@ -65,7 +98,7 @@ static struct {
     size_t host_bytes[2];
     cudaEvent_t copied[2], last_copy;
     int event_device;
-} kept[MAX_LANES];
+} kept[CURED_MAX_LANES];
 
 /* The sum's own events, on shared_device: ready (the workspace is set up), joined (a lane's last
  * work), and start, reduced and result copied (timing). */
@@ -154,8 +187,7 @@ struct staged_sum {
     const cured_plan *plan;
     const char *in;
     size_t item;
-    int64_t chunk;            /* elements a chunk */
-    int64_t chunks;
+    cured_chunks chunks;
     int device;
     int whole;                /* CUB: chunks are copied into one device buffer, `whole` */
     char *whole_input;
@@ -183,10 +215,10 @@ static void run_lane(lane *l) {
     CURED_TRY("cudaSetDevice", cudaSetDevice(sum->device)); /* a new thread starts on device 0 */
     for (int turn = 0; !sum->failed; ++turn) {
         const int64_t k = atomic_fetch_add(&sum->next_chunk, 1);
-        if (k >= sum->chunks) break;
+        if (k >= sum->chunks.chunks) break;
         const int b = turn % 2;
-        const int64_t first = k * sum->chunk;
-        const int64_t count = plan->n - first < sum->chunk ? plan->n - first : sum->chunk;
+        int64_t first, count;
+        cured_chunk_span(&sum->chunks, k, &first, &count);
         const size_t offset = (size_t)first * sum->item, bytes = (size_t)count * sum->item;
         if (turn >= 2) CURED_TRY("cudaEventSynchronize", cudaEventSynchronize(l->copied[b]));
         memcpy(l->host[b], sum->in + offset, bytes);
@@ -207,9 +239,9 @@ static void lane_task(void *lanes, int64_t k) { run_lane((lane *)lanes + k); }
 
 cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                     cured_acc acc, int64_t n) {
-    int lanes;
+    int lanes, ramp; /* the chunks' size alone is the plan's */
     int64_t chunk_bytes;
-    cured_get_staging(&lanes, &chunk_bytes);
+    cured_get_staging(&lanes, &chunk_bytes, &ramp);
     const int64_t unit = version != NULL ? cured_unit(version, in_dtype, n) : 1;
     const int64_t per_chunk = chunk_bytes / cured_dtype_size(in_dtype) / unit * unit;
     return cured_plan_make(plan, version, in_dtype, acc, n, per_chunk > unit ? per_chunk : unit);
@@ -220,18 +252,19 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
     const size_t result_bytes = cured_plan_result_bytes(plan);
     const int misalign = cured_test_misalign() % (int)item == 0 ? cured_test_misalign() : 0;
-    int lanes_wanted;
+    int lanes_wanted, ramp;
     int64_t chunk_bytes_setting;
-    cured_get_staging(&lanes_wanted, &chunk_bytes_setting);
-    staged_sum sum = {.plan = plan, .in = (const char *)in, .item = item, .chunk = plan->part,
-                      .chunks = plan->n > 0 ? cured_ceil_div(plan->n, plan->part) : 0,
-                      .whole = plan->version == NULL, .timing = timing != NULL,
-                      .status_lock = PTHREAD_MUTEX_INITIALIZER, .status = cured_ok};
-    const int lanes = sum.chunks < lanes_wanted ? (int)(sum.chunks > 0 ? sum.chunks : 1) : lanes_wanted;
-    const size_t chunk_bytes = (size_t)sum.chunk * item;
+    cured_get_staging(&lanes_wanted, &chunk_bytes_setting, &ramp);
+    staged_sum sum = {.plan = plan, .in = (const char *)in, .item = item, .whole = plan->version == NULL,
+                      .timing = timing != NULL, .status_lock = PTHREAD_MUTEX_INITIALIZER, .status = cured_ok};
+    const int64_t unit = plan->version != NULL ? cured_unit(plan->version, plan->in_dtype, plan->n) : 1;
+    cured_chunks_make(&sum.chunks, plan->n, plan->part, unit, lanes_wanted, ramp);
+    const int64_t chunks = sum.chunks.chunks;
+    const int lanes = chunks < lanes_wanted ? (int)(chunks > 0 ? chunks : 1) : lanes_wanted;
+    const size_t chunk_bytes = (size_t)plan->part * item;
     const size_t slot_bytes = cured_align_up(chunk_bytes + (size_t)misalign);
     const size_t scratch_bytes = cured_align_up(plan->scratch_bytes);
-    lane lane_of[MAX_LANES];
+    lane lane_of[CURED_MAX_LANES];
     memset(lane_of, 0, sizeof lane_of);
     cudaStream_t stream = NULL; /* lane 0's: the set-up, the finish and the result go there */
     char *mem = NULL;
@@ -246,7 +279,7 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
         l->copied[0] = kept[w].copied[0];
         l->copied[1] = kept[w].copied[1];
         l->last_copy = kept[w].last_copy;
-        for (int b = 0; b < 2 && sum.chunks > 0; ++b)
+        for (int b = 0; b < 2 && chunks > 0; ++b)
             CURED_TRY("cudaHostAlloc (pinned staging)", staging_buffer(w, b, chunk_bytes, &l->host[b]));
     }
     stream = lane_of[0].stream;

@@ -182,12 +182,45 @@ def test_build_helpers(monkeypatch, tmp_path):
 def test_staging_settings():
     default = cured._cured.staging()
     assert default["lanes"] >= 1 and default["chunk_bytes"] > 0
+    assert default["ramp"] is True
     cured._cured._set_staging(3, 1 << 20)
-    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20}
+    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": True}
+    cured._cured._set_staging(3, 1 << 20, False)
+    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": False}
     cured._cured._set_staging(0, 0)
     assert cured._cured.staging() == default
     with pytest.raises(ValueError, match=">= 0"):
         cured._cured._set_staging(-1, 0)
+
+
+def test_host_chunks_ramp_up_then_keep_their_size(seed):
+    """The host path's chunks (staged.c): whole units, contiguous, covering the input once. Where the
+    ramp is on and the input at most RAMP_MAX_CHUNKS_A_LANE chunks a lane, the first `lanes` grow by a
+    lanes-th of a chunk each (rounded down to units, at least one); the rest are whole chunks but the
+    last. Without the ramp, or with one lane, plain chunking."""
+    rng = np.random.default_rng(seed)
+    bound = cured._cured.RAMP_MAX_CHUNKS_A_LANE
+    for _ in range(400):
+        unit = int(rng.choice([1, 3, 256, 8192]))
+        chunk = unit * int(rng.integers(1, 200))
+        lanes = int(rng.integers(1, 33))
+        ramp = bool(rng.integers(0, 2))
+        n = int(rng.integers(0, chunk * lanes * (bound + 1)))
+        spans = cured._cured._chunk_spans(n, chunk, unit, lanes, ramp)
+        assert sum(count for _, count in spans) == n and all(count >= 1 for _, count in spans)
+        assert [first for first, _ in spans] == [0] + list(np.cumsum([count for _, count in spans[:-1]]))
+        assert all(first % unit == 0 for first, _ in spans)
+        ramped = ramp and lanes > 1 and -(-n // chunk) <= bound * lanes
+        if not ramped:
+            assert spans == [(f, min(chunk, n - f)) for f in range(0, n, chunk)], (n, chunk, unit, lanes, ramp)
+            continue
+        for k, (first, count) in enumerate(spans):
+            want = max(unit, chunk // lanes * (k + 1) // unit * unit) if k < lanes else chunk
+            assert count == (want if k < len(spans) - 1 else min(want, n - first)), (n, chunk, unit, lanes, k)
+    for bad in [(-1, 8, 4, 2, True), (100, 6, 4, 2, True), (100, 8, 0, 2, True), (100, 8, 4, 0, True),
+                (100, 8, 4, 33, True)]:
+        with pytest.raises(ValueError, match="_chunk_spans"):
+            cured._cured._chunk_spans(*bad)
 
 
 @pytest.mark.parametrize("spelling", [

@@ -20,23 +20,32 @@ def staging():
     cured._cured._set_staging(0, 0)
 
 
+def unit_of(version, dtype, n):
+    """The host path's unit: a block's elements, or a tile."""
+    v = cured.versions()[version]
+    return v.shape(n, dtype)["tile"] if v.schedule == "tiles" else v.elements_per_block
+
+
 def chunk_elements(version, dtype, n, chunk_bytes):
     """The chunk the host path uses: chunk_bytes of elements, rounded down to whole units (a block's
     elements or a tile), at least one unit."""
-    v = cured.versions()[version]
-    unit = v.shape(n, dtype)["tile"] if v.schedule == "tiles" else v.elements_per_block
+    unit = unit_of(version, dtype, n)
     return max(unit, chunk_bytes // np.dtype(dtype).itemsize // unit * unit)
 
 
-@pytest.mark.parametrize("lanes", [1, 2, 5])
+@pytest.mark.parametrize("lanes, ramp", [(1, True), (2, True), (5, True), (5, False)])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int8"])
 @pytest.mark.parametrize("version", [v.id for v in cured.versions()])
-def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lanes):
-    """Lengths around the chunk: one short of it, exactly it, one past it, several chunks and a
-    ragged last one; 64 KiB chunks, so that there are many."""
-    staging(lanes, 64 << 10)
+def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lanes, ramp):
+    """Lengths around the chunks' ends: one short of an end, on it, one past it, for the ramp's
+    first chunks, its end and the first whole chunk after it, then several chunks and a ragged last
+    one; 64 KiB chunks, so that there are many."""
+    staging(lanes, 64 << 10, ramp)
     base = chunk_elements(version, dtype, 10**6, 64 << 10)
-    for n in (base - 1, base, base + 1, 3 * base, 7 * base + 5, 10**6 + 7):
+    ramped = base * lanes * cured._cured.RAMP_MAX_CHUNKS_A_LANE  # the longest input with a ramp
+    spans = cured._cured._chunk_spans(ramped, base, unit_of(version, dtype, ramped), lanes, ramp)
+    ends = {first + count for first, count in spans[:2] + spans[lanes - 1:lanes + 1]}
+    for n in sorted({e + d for e in ends for d in (-1, 0, 1)} | {7 * base + 5, ramped, ramped + 1, 10**6 + 7}):
         x = random_array(seed + n, np.dtype(dtype), n)
         assert same_bits(cured.sum(x, version=version, device="gpu"), cured.sum(x, version=version, device="cpu")), (n, lanes)
 
