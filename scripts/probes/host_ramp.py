@@ -5,7 +5,9 @@ with the pinned copy of the same bytes, wall time of the whole call (cured.wallt
                                        [--budget 1.5] [--lanes 0] [--chunk-mib 0]
 
 Prints, a line a subject, the median, GB/s and the share of the pinned copy's speed; the same
-array for every subject, fresh random data each run (seed printed)."""
+array for every subject, fresh random data each run (seed printed). "ramp" is the setting: the ramp
+applies only up to CURED_RAMP_MAX_CHUNKS_A_LANE chunks a lane (cured.h); docs/host_path.md's table
+was taken with it on at every length, before that bound (raise the bound to repeat its long rows)."""
 import argparse
 import statistics
 import time
