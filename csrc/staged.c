@@ -59,15 +59,16 @@ void cured_get_staging(int *lanes, int64_t *chunk_bytes, int *ramp) {
 }
 
 void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t unit, int lanes, int ramp) {
-    lanes = lanes < 1 ? 1 : (lanes > CURED_MAX_LANES ? CURED_MAX_LANES : lanes);
-    if (!ramp || cured_ceil_div(n, chunk) > CURED_RAMP_MAX_CHUNKS_A_LANE * (int64_t)lanes) lanes = 1;
-    ramp = lanes;
     c->n = n;
     c->chunk = chunk;
+    c->chunks = 0;
     c->ramp_chunks = 0;
     c->ramp_first[0] = 0;
-    for (int k = 0; k < ramp && c->ramp_first[k] < n; ++k) {
-        const int64_t share = chunk / ramp * (k + 1) / unit * unit, size = share > unit ? share : unit;
+    if (n <= 0) return; /* an empty input's plan has chunks of 0 elements */
+    lanes = lanes < 1 ? 1 : (lanes > CURED_MAX_LANES ? CURED_MAX_LANES : lanes);
+    const int growing = ramp && cured_ceil_div(n, chunk) <= CURED_RAMP_MAX_CHUNKS_A_LANE * (int64_t)lanes ? lanes : 1;
+    for (int k = 0; k < growing && c->ramp_first[k] < n; ++k) {
+        const int64_t share = chunk / growing * (k + 1) / unit * unit, size = share > unit ? share : unit;
         c->ramp_first[k + 1] = n - c->ramp_first[k] < size ? n : c->ramp_first[k] + size;
         c->ramp_chunks = k + 1;
     }

@@ -217,6 +217,7 @@ def test_host_chunks_ramp_up_then_keep_their_size(seed):
         for k, (first, count) in enumerate(spans):
             want = max(unit, chunk // lanes * (k + 1) // unit * unit) if k < lanes else chunk
             assert count == (want if k < len(spans) - 1 else min(want, n - first)), (n, chunk, unit, lanes, k)
+    assert cured._cured._chunk_spans(0, 8, 4, 3, True) == []
     for bad in [(-1, 8, 4, 2, True), (100, 6, 4, 2, True), (100, 8, 0, 2, True), (100, 8, 4, 0, True),
                 (100, 8, 4, 33, True)]:
         with pytest.raises(ValueError, match="_chunk_spans"):
