@@ -342,16 +342,19 @@ void cured_get_staging(int *lanes, int64_t *chunk_bytes, int *ramp);
  * 2^26 float64 (12.8 a lane) 2%, 2^28 float32 (25.6 a lane) 2.7 to 4% in three runs. */
 #define CURED_RAMP_MAX_CHUNKS_A_LANE 8
 
-/* How the host path cuts n elements into chunks for `lanes` lanes: with `ramp` (the setting) and at
- * most CURED_RAMP_MAX_CHUNKS_A_LANE chunks a lane, first up to `lanes` growing ones, chunk k holding
- * (k + 1) / lanes of a chunk (in whole units, at least one); then chunks of `chunk` elements, the last
- * ragged. chunk and every start are multiples of the unit (cured_unit). */
+/* How the host path cuts n elements into chunks of at most `chunk` elements (the plan's part) for
+ * `lanes` lanes: with `ramp` (the setting) and at most CURED_RAMP_MAX_CHUNKS_A_LANE chunks a lane,
+ * first up to `lanes` growing ones, chunk k holding (k + 1) / lanes of `ramp_chunk` (the setting's
+ * chunk, which the part is shorter than where the input is), in whole units, at least one; then
+ * chunks of `chunk` elements, the last ragged. chunk, ramp_chunk and every start are multiples of
+ * the unit (cured_unit). */
 typedef struct {
     int64_t n, chunk, chunks;
     int ramp_chunks;
     int64_t ramp_first[CURED_MAX_LANES + 1]; /* where ramp chunk k starts; [ramp_chunks]: the ramp's end */
 } cured_chunks;
-void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t unit, int lanes, int ramp);
+void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_chunk, int64_t unit, int lanes,
+                       int ramp);
 /* Chunk k (< c->chunks): elements [*first, *first + *count). */
 void cured_chunk_span(const cured_chunks *c, int64_t k, int64_t *first, int64_t *count);
 

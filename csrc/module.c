@@ -1389,7 +1389,7 @@ static PyObject *py_chunk_spans(PyObject *module, PyObject *args) {
                                               "1 <= lanes <= %d",
                             CURED_MAX_LANES);
     cured_chunks chunks;
-    cured_chunks_make(&chunks, n, chunk, unit, lanes, ramp);
+    cured_chunks_make(&chunks, n, n > 0 && n < chunk ? n : chunk, chunk, unit, lanes, ramp); /* as the sum's plan does */
     PyObject *spans = PyList_New(0);
     for (int64_t k = 0; spans != NULL && k < chunks.chunks; ++k) {
         int64_t first, count;
@@ -1567,8 +1567,8 @@ static PyMethodDef methods[] = {
      "blocks or tiles of the version)."},
     {"_chunk_spans", py_chunk_spans, METH_VARARGS,
      "_chunk_spans(n, chunk, unit, lanes, ramp)\n--\n\nFor tests: the host path's chunks of n elements for "
-     "`lanes` lanes as (first, count) pairs: chunks of `chunk` elements, whole units of `unit`, after a ramp of "
-     "growing ones where `ramp` and the input is short."},
+     "`lanes` lanes as (first, count) pairs: chunks of `chunk` elements (the setting's, in elements), whole units "
+     "of `unit`, after a ramp of growing ones where `ramp` and the input is short."},
     {"device_count", py_device_count, METH_NOARGS,
      "device_count()\n--\n\nThe number of CUDA devices; 0 when there is none or no driver."},
     {"device_name", py_device_name, METH_VARARGS,

@@ -58,7 +58,8 @@ void cured_get_staging(int *lanes, int64_t *chunk_bytes, int *ramp) {
     *ramp = ramp_setting;
 }
 
-void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t unit, int lanes, int ramp) {
+void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_chunk, int64_t unit, int lanes,
+                       int ramp) {
     c->n = n;
     c->chunk = chunk;
     c->chunks = 0;
@@ -68,7 +69,8 @@ void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t unit, 
     lanes = lanes < 1 ? 1 : (lanes > CURED_MAX_LANES ? CURED_MAX_LANES : lanes);
     const int growing = ramp && cured_ceil_div(n, chunk) <= CURED_RAMP_MAX_CHUNKS_A_LANE * (int64_t)lanes ? lanes : 1;
     for (int k = 0; k < growing && c->ramp_first[k] < n; ++k) {
-        const int64_t share = chunk / growing * (k + 1) / unit * unit, size = share > unit ? share : unit;
+        const int64_t share = ramp_chunk / growing * (k + 1) / unit * unit;
+        const int64_t size = share < unit ? unit : (share > chunk ? chunk : share);
         c->ramp_first[k + 1] = n - c->ramp_first[k] < size ? n : c->ramp_first[k] + size;
         c->ramp_chunks = k + 1;
     }
@@ -238,14 +240,19 @@ done:
 /* The pool's task k: lane k. */
 static void lane_task(void *lanes, int64_t k) { run_lane((lane *)lanes + k); }
 
+/* A chunk of `chunk_bytes` in elements of `item` bytes: whole units, at least one. */
+static int64_t chunk_elements(int64_t chunk_bytes, int64_t item, int64_t unit) {
+    const int64_t elements = chunk_bytes / item / unit * unit;
+    return elements > unit ? elements : unit;
+}
+
 cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                     cured_acc acc, int64_t n) {
     int lanes, ramp; /* the chunks' size alone is the plan's */
     int64_t chunk_bytes;
     cured_get_staging(&lanes, &chunk_bytes, &ramp);
     const int64_t unit = version != NULL ? cured_unit(version, in_dtype, n) : 1;
-    const int64_t per_chunk = chunk_bytes / cured_dtype_size(in_dtype) / unit * unit;
-    return cured_plan_make(plan, version, in_dtype, acc, n, per_chunk > unit ? per_chunk : unit);
+    return cured_plan_make(plan, version, in_dtype, acc, n, chunk_elements(chunk_bytes, cured_dtype_size(in_dtype), unit));
 }
 
 cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing) {
@@ -259,7 +266,11 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     staged_sum sum = {.plan = plan, .in = (const char *)in, .item = item, .whole = plan->version == NULL,
                       .timing = timing != NULL, .status_lock = PTHREAD_MUTEX_INITIALIZER, .status = cured_ok};
     const int64_t unit = plan->version != NULL ? cured_unit(plan->version, plan->in_dtype, plan->n) : 1;
-    cured_chunks_make(&sum.chunks, plan->n, plan->part, unit, lanes_wanted, ramp);
+    /* The plan's part is the input where that is shorter than a chunk; the ramp still grows by a
+     * lanes-th of a whole chunk, so that an input of a few tiles stays one launch. */
+    const int64_t whole_chunk = chunk_elements(chunk_bytes_setting, (int64_t)item, unit);
+    cured_chunks_make(&sum.chunks, plan->n, plan->part, whole_chunk > plan->part ? whole_chunk : plan->part, unit,
+                      lanes_wanted, ramp);
     const int64_t chunks = sum.chunks.chunks;
     const int lanes = chunks < lanes_wanted ? (int)(chunks > 0 ? chunks : 1) : lanes_wanted;
     const size_t chunk_bytes = (size_t)plan->part * item;

@@ -218,6 +218,11 @@ def test_host_chunks_ramp_up_then_keep_their_size(seed):
             want = max(unit, chunk // lanes * (k + 1) // unit * unit) if k < lanes else chunk
             assert count == (want if k < len(spans) - 1 else min(want, n - first)), (n, chunk, unit, lanes, k)
     assert cured._cured._chunk_spans(0, 8, 4, 3, True) == []
+    # Growing by a tenth of the whole 4 MiB chunk, not of the input: 8 float32 tiles stay one launch
+    # (V10 runs 2 to 8 tiles as one cluster), and 4 MiB of them take five.
+    assert cured._cured._chunk_spans(8 * 8192, 2**20, 8192, 10, True) == [(0, 8 * 8192)]
+    assert [count for _, count in cured._cured._chunk_spans(2**20, 2**20, 8192, 10, True)] == \
+        [98304, 204800, 311296, 417792, 16384]
     for bad in [(-1, 8, 4, 2, True), (100, 6, 4, 2, True), (100, 8, 0, 2, True), (100, 8, 4, 0, True),
                 (100, 8, 4, 33, True)]:
         with pytest.raises(ValueError, match="_chunk_spans"):
