@@ -71,5 +71,6 @@ def measure(h, args, cupy):
         print(f"  {name:12s} {m * 1e3:9.3f} ms {h.nbytes / m / 1e9:6.1f} GB/s  copy / this {copy / m:.3f}"
               f"  (low {min(ts) * 1e3:.3f}, high {max(ts) * 1e3:.3f})", flush=True)
 
+
 if __name__ == "__main__":
     main()
