@@ -240,19 +240,27 @@ done:
 /* The pool's task k: lane k. */
 static void lane_task(void *lanes, int64_t k) { run_lane((lane *)lanes + k); }
 
-/* A chunk of `chunk_bytes` in elements of `item` bytes: whole units, at least one. */
-static int64_t chunk_elements(int64_t chunk_bytes, int64_t item, int64_t unit) {
-    const int64_t elements = chunk_bytes / item / unit * unit;
-    return elements > unit ? elements : unit;
+/* The staging settings as they apply to one input: the lanes, whether the chunks ramp up, the plan's
+ * unit (cured_unit: a block's elements, or a tile; 1 for CUB), and the setting's chunk in elements,
+ * whole units and at least one. The plan and the sum both read them here. */
+typedef struct {
+    int lanes, ramp;
+    int64_t unit, chunk;
+} staging_for_input;
+
+static staging_for_input staging_for(const cured_version *version, cured_dtype in_dtype, int64_t n) {
+    staging_for_input s;
+    int64_t chunk_bytes;
+    cured_get_staging(&s.lanes, &chunk_bytes, &s.ramp);
+    s.unit = version != NULL ? cured_unit(version, in_dtype, n) : 1;
+    const int64_t elements = chunk_bytes / cured_dtype_size(in_dtype) / s.unit * s.unit;
+    s.chunk = elements > s.unit ? elements : s.unit;
+    return s;
 }
 
 cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                     cured_acc acc, int64_t n) {
-    int lanes, ramp; /* the chunks' size alone is the plan's */
-    int64_t chunk_bytes;
-    cured_get_staging(&lanes, &chunk_bytes, &ramp);
-    const int64_t unit = version != NULL ? cured_unit(version, in_dtype, n) : 1;
-    return cured_plan_make(plan, version, in_dtype, acc, n, chunk_elements(chunk_bytes, cured_dtype_size(in_dtype), unit));
+    return cured_plan_make(plan, version, in_dtype, acc, n, staging_for(version, in_dtype, n).chunk);
 }
 
 cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing) {
@@ -260,19 +268,17 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
     const size_t result_bytes = cured_plan_result_bytes(plan);
     const int misalign = cured_test_misalign() % (int)item == 0 ? cured_test_misalign() : 0;
-    int lanes_wanted, ramp;
-    int64_t chunk_bytes_setting;
-    cured_get_staging(&lanes_wanted, &chunk_bytes_setting, &ramp);
+    const staging_for_input setting = staging_for(plan->version, plan->in_dtype, plan->n);
     staged_sum sum = {.plan = plan, .in = (const char *)in, .item = item, .whole = plan->version == NULL,
                       .timing = timing != NULL, .status_lock = PTHREAD_MUTEX_INITIALIZER, .status = cured_ok};
-    const int64_t unit = plan->version != NULL ? cured_unit(plan->version, plan->in_dtype, plan->n) : 1;
     /* The plan's part is the input where that is shorter than a chunk; the ramp still grows by a
-     * lanes-th of a whole chunk, so that an input of a few tiles stays one launch. */
-    const int64_t whole_chunk = chunk_elements(chunk_bytes_setting, (int64_t)item, unit);
-    cured_chunks_make(&sum.chunks, plan->n, plan->part, whole_chunk > plan->part ? whole_chunk : plan->part, unit,
-                      lanes_wanted, ramp);
+     * lanes-th of the setting's whole chunk, so that an input of a few tiles stays one launch. A
+     * setting changed since the plan was made cannot overrun its buffers: every chunk is clamped to
+     * the plan's part. */
+    cured_chunks_make(&sum.chunks, plan->n, plan->part, setting.chunk > plan->part ? setting.chunk : plan->part,
+                      setting.unit, setting.lanes, setting.ramp);
     const int64_t chunks = sum.chunks.chunks;
-    const int lanes = chunks < lanes_wanted ? (int)(chunks > 0 ? chunks : 1) : lanes_wanted;
+    const int lanes = chunks < setting.lanes ? (int)(chunks > 0 ? chunks : 1) : setting.lanes;
     const size_t chunk_bytes = (size_t)plan->part * item;
     const size_t slot_bytes = cured_align_up(chunk_bytes + (size_t)misalign);
     const size_t scratch_bytes = cured_align_up(plan->scratch_bytes);
