@@ -130,3 +130,19 @@ def test_partial_records_replace_only_what_they_measured():
     assert merged(old, [new_wall], axis=False) == [old[0], old[2], old[3], old[4], new_wall]
     new_axis = row(input="axis", case="(2^14, 2^14) axis 1")
     assert merged(old, [new_axis], axis=True) == [old[0], old[1], old[2], old[4], new_axis]
+
+
+def test_queued_calls_are_timed_in_turns_and_waited_for_in_batches():
+    from cured import walltime
+
+    calls = []
+    subjects = {name: (lambda name=name: calls.append(name)) for name in ("a", "b", "c")}
+    times = walltime._host_async_in_turns(subjects, lambda: calls.append("sync"), repeats=40, budget_s=10.0)
+    assert {name: len(t) for name, t in times.items()} == {"a": 40, "b": 40, "c": 40}
+    assert all(seconds >= 0 for t in times.values() for seconds in t)
+    timed = calls[3 * walltime.WARMUP + 1:]  # after each subject's warm-up and the first wait
+    assert calls[:3 * walltime.WARMUP + 1] == ["a"] * walltime.WARMUP + ["b"] * walltime.WARMUP + \
+        ["c"] * walltime.WARMUP + ["sync"]
+    batches = "".join("|" if name == "sync" else name for name in timed).split("|")
+    assert batches[-1] == "" and all(batch == "abc" * (len(batch) // 3) for batch in batches[:-1])
+    assert max(len(batch) for batch in batches) <= walltime.ASYNC_BATCH  # the queue never holds more
