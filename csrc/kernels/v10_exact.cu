@@ -274,7 +274,15 @@ struct thread_bins {
 // 48-bit digits rather than 32: two blocks an SM instead of one (66 digits, 132 KiB). A block
 // clears its digits first, about 350 clocks of shared-memory stores: 0.2 to 0.4 us at 2^10 to
 // 2^16, 1% from 2^26 on data that never needs them. Clearing each thread's when it first needs
-// them saved that and cost 4% on data that does (H200, 2026-11-22).
+// them saved that and cost 4% on data that does (H200, 2026-11-22). Tried again where ClearFirst
+// does not clear (blocks of fewer than kClearFirstTiles tiles; the threads that never needed them
+// clearing theirs before add_to), in turns with this kernel and a copy of it (2026-11-24,
+// scripts/probes/v10_phases): standard-normal float64 0.1 to 0.3 us faster at 2^10 to 2^12 and
+// up to 0.2 beyond (H200 2^10 6.75 against 7.04 / 7.10 us; H100 2^11 6.85 against 7.10 / 7.14),
+// but full-range float64 0.3 to 0.5 us slower from 2^12 to 2^17 and 3% at 2^20 and 2^22 on the
+// H100 (16.19 against 15.71 / 15.68 us at 2^20): the stores then wait for the loads instead of
+// overlapping them. Not kept. float32's exponent bins cleared so: nothing gained on
+// standard-normal data, 0.1 to 0.25 us lost on full-range data (H200).
 struct thread_digits {
     static constexpr int kDigits = 44, kDigitBits = 48;
     static_assert(kDigits * kDigitBits >= 2046 + 53 && (kDigits - 1) * kDigitBits / 32 + 1 < kLimbs,
