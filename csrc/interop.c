@@ -84,7 +84,7 @@ enum {
     NAME_STRIDE,
     NAME_CUPY, NAME_C_CONTIGUOUS, NAME_SIZE, NAME_PTR, NAME_DEVICE_ID, NAME_CAI_EXPORT_VERSION, /* CuPy */
     NAME_JAX, NAME_IS_READY, /* JAX */
-    NAME_NUMBA_ARRAYS, NAME_GPU_DATA, NAME_DEVICE_CTYPES_POINTER, NAME_VALUE, /* Numba */
+    NAME_NUMBA_ARRAYS, NAME_GPU_DATA, NAME_DEVICE_POINTER, NAME_DEVICE_CTYPES_POINTER, NAME_VALUE, /* Numba */
     NAMES
 };
 static PyObject *names[NAMES];
@@ -95,7 +95,7 @@ int device_array_init(void) {
                                             "is_cuda", "requires_grad", "layout", "dtype", "get_device", "data_ptr",
                                             "stride", "cupy", "_c_contiguous", "size", "ptr", "device_id",
                                             "CUDA_ARRAY_INTERFACE_EXPORT_VERSION", "jax", "is_ready",
-                                            "numba.cuda.cudadrv.devicearray", "gpu_data",
+                                            "numba.cuda.cudadrv.devicearray", "gpu_data", "device_pointer",
                                             "device_ctypes_pointer", "value"};
     for (int k = 0; k < NAMES; ++k)
         if (names[k] == NULL && (names[k] = PyUnicode_InternFromString(text[k])) == NULL) return -1;
@@ -644,9 +644,13 @@ done:
  * from (numba_cuda/numba/cuda/cudadrv/devicearray.py) are read instead: `shape`, `strides` and
  * `dtype`, plain attributes; `stream`, 0 (Numba's default, for which the interface names no stream)
  * or a Stream whose int() is its handle (1 and 2 the legacy and per-thread default streams, as the
- * interface numbers them); and `gpu_data.device_ctypes_pointer.value`, the address (None when
- * empty). The device is found from the pointer, as for an interface. Subclasses (mapped and managed
- * arrays) and arrays whose attributes are not these go through the protocols. */
+ * interface numbers them); and the address, `gpu_data.device_pointer`: with NVIDIA's CUDA Python
+ * bindings (what Numba 0.68 runs on the lent GPUs) a CUdeviceptr whose int() it is, 131 ns from Python on an
+ * H100 where `gpu_data.device_ctypes_pointer.value`, a ctypes object made each call, cost 524
+ * (2026-11-24, numba 0.68, scripts/probes/reader_costs.py); with Numba's own ctypes driver a
+ * c_void_p, which has no int(), and then `device_ctypes_pointer.value` (None when empty). The device
+ * is found from the pointer, as for an interface. Subclasses (mapped and managed arrays) and arrays
+ * whose attributes are not these go through the protocols. */
 
 static PyObject *numba_array; /* numba.cuda.cudadrv.devicearray.DeviceNDArray */
 
@@ -673,8 +677,18 @@ static int read_numba(PyObject *obj, device_array *array) {
         result = 0;
         goto done;
     }
-    if ((pointer = attr(gpu_data, NAME_DEVICE_CTYPES_POINTER)) == NULL || (value = attr(pointer, NAME_VALUE)) == NULL)
-        goto done;
+    /* The address: int(gpu_data.device_pointer), else gpu_data.device_ctypes_pointer.value (above). */
+    const int has_pointer = optional_attr(gpu_data, NAME_DEVICE_POINTER, &pointer);
+    if (has_pointer < 0) goto done;
+    if (has_pointer > 0 && (value = PyNumber_Long(pointer)) == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) goto done;
+        PyErr_Clear(); /* a ctypes pointer, which has no int() */
+    }
+    if (value == NULL) {
+        Py_XDECREF(pointer);
+        if ((pointer = attr(gpu_data, NAME_DEVICE_CTYPES_POINTER)) == NULL || (value = attr(pointer, NAME_VALUE)) == NULL)
+            goto done;
+    }
     const int ndim = int_tuple(shape_obj, "the Numba array's shape", shape, MAX_PROTOCOL_DIMS);
     if (ndim < 0 || int_tuple(strides_obj, "the Numba array's strides", strides, MAX_PROTOCOL_DIMS) != ndim) goto done;
     void *const address = value == Py_None ? NULL : PyLong_AsVoidPtr(value);

@@ -219,7 +219,9 @@ def test_numba_arrays_are_read_from_their_attributes():
     DeviceNDArray is read from shape, strides, dtype, stream and gpu_data, never asking for its
     interface (refused for device='cpu' as a device array, its dtype checked before any CUDA call);
     a subclass, or one whose dtype is not NumPy's, goes through its interface; a stream that is
-    neither 0 nor convertible to int is an error from the stream's own int()."""
+    neither 0 nor convertible to int is an error from the stream's own int(). The address is
+    int(gpu_data.device_pointer) (NVIDIA's bindings' CUdeviceptr), else, where that has no int()
+    (Numba's ctypes driver) or is missing, gpu_data.device_ctypes_pointer.value."""
     script = """
 import sys, types
 import numpy as np
@@ -274,6 +276,37 @@ except RuntimeError as error:
     assert str(error) == "no handle", error
 else:
     raise AssertionError("the stream's error was lost")
+
+class Address:  # as a CUdeviceptr: int() is the address
+    def __init__(self, value): self.value = value
+    def __int__(self):
+        if isinstance(self.value, Exception): raise self.value
+        return self.value
+class CtypesAddress:  # as a ctypes c_void_p: no int()
+    pass
+def with_pointers(device_pointer, ctypes_value):
+    array = DeviceNDArray(x)
+    array.gpu_data = types.SimpleNamespace(device_ctypes_pointer=Pointer(ctypes_value))
+    if device_pointer is not None:
+        array.gpu_data.device_pointer = device_pointer
+    return array
+# Which address was read shows where it is 0 / None: an array of 6 elements with no memory is an error.
+for device_pointer, ctypes_value, empty in ((Address(0), 0x10000, True), (Address(0x10000), None, False),
+                                            (CtypesAddress(), None, True), (CtypesAddress(), 0x10000, False),
+                                            (None, None, True), (None, 0x10000, False)):
+    try:
+        cured.sum(with_pointers(device_pointer, ctypes_value), device="cpu")
+    except ValueError as error:
+        wanted = "has no device memory but is not empty" if empty else "copy the device array to the host first"
+        assert wanted in str(error), (type(device_pointer).__name__, ctypes_value, error)
+    else:
+        raise AssertionError("not refused")
+try:
+    cured.sum(with_pointers(Address(RuntimeError("freed")), 0x10000), device="cpu")
+except RuntimeError as error:
+    assert str(error) == "freed", error
+else:
+    raise AssertionError("the pointer's error was lost")
 print("ok")
 """
     result = run("-c", script)
