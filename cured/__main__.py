@@ -8,6 +8,7 @@
     python -m cured --axis               # sums along axes: cured against PyTorch and CuPy, device time
     python -m cured --record results/    # all of the above into results/<device>.json, the common schema
     python -m cured --axis --record results/   # only the axis rows, replacing those in results/<device>.json
+                                               # (--latency, --exact: likewise, the rows they measure)
 
 --json PATH writes what was measured as rows of the common schema (cured.results); --csv the
 speedup table's rows.
@@ -66,8 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--axis", action="store_true",
                         help="sums along axes (issue 13's shapes) against torch.sum(dim=) and cupy.sum(axis=), and V9 "
                              "on the flat array of each size, device time, float32 and float64")
-    parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json (with --axis or "
-                                                        "--latency: only those rows, replacing the file's)")
+    parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json (with --axis, "
+                                                        "--latency or --exact: only those rows, replacing the file's)")
     parser.add_argument("--json", metavar="PATH", help="write the rows measured, in cured.results' schema ('-': stdout)")
     parser.add_argument("--csv", metavar="PATH", help="write the speedup table's rows as CSV ('-': stdout)")
     args = parser.parse_args(argv)
@@ -83,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         axis_only = args.axis and args.record
         latency_only = args.latency and args.record and not axis_only
-        partial = axis_only or latency_only
+        exact_only = args.exact and args.record and not (axis_only or latency_only)
+        partial = axis_only or latency_only or exact_only
         # The profile first: its child processes need the GPU, which this process must not hold yet.
         if (args.profile or args.record) and not partial:
             from cured.profiling import profile
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             rows += measured
             _clear(show)
             say("sums along axes, device time\n" + axis_table(measured))
-        if (args.latency or args.record) and not axis_only:
+        if (args.latency and not axis_only) or (args.record and not partial):
             from cured.walltime import DEFAULT_LENGTHS, latency
 
             timed = latency(args.lengths or DEFAULT_LENGTHS, ("float32", "float64") if args.record else (args.dtype,),
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                 _clear(show)
                 rows += sweep.to_rows(date)
                 say(sweep_table(sweep))
-        if (args.exact or args.record) and not partial:
+        if (args.exact and not (axis_only or latency_only)) or (args.record and not partial):
             from cured.exact import cpu_rows
 
             max_log2 = RECORD_SWEEP_MAX_LOG2 if args.record else args.max_log2
