@@ -157,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             updates = header.get("updates", []) + [{"date": date, "command": command}]
             results.write(path, header["device"], header["date"], header["command"], rows, updates=updates)
         else:
+            if partial:  # a partial record of a GPU with no file yet: say so, lest it pass for a whole one
+                print(f"cured: no {path} to update: it holds only this command's rows", file=sys.stderr)
             results.write(path, info, date, command, rows)
         say(f"recorded {len(rows)} rows in {path}")
     if args.json:
