@@ -139,8 +139,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
 
     Returns
     -------
-    A NumPy scalar for a sum of every element without keepdims, else a NumPy array (for device
-    input too), or `out` when given. The same input gives the same bits on every run.
+    A NumPy scalar for a sum of every element without keepdims (with it too for a 0-d input, as
+    NumPy), else a NumPy array (for device input too), or `out` when given. The same input gives the same bits on every run.
 
     Raises
     ------
@@ -258,7 +258,7 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     timed = None
     if timing:
         value, timed = value
-    if keepdims:
+    if keepdims and result_shape:  # a 0-d input keeps no axis: NumPy returns its scalar
         value = np.asarray(value).reshape(result_shape)
     if numpy_out is not None:
         np.copyto(numpy_out, value, casting="unsafe")

@@ -114,6 +114,17 @@ def test_keepdims_initial_and_out(seed, shape, axis):
     assert np.array_equal(g, np.asarray(h + np.float32(2.5), dtype=np.float32))  # added once, after the elements
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "float16", "float32", "float64", "bool"])
+def test_zero_dimensional_input_gives_numpys_scalar(seed, dtype):
+    x = np.asarray(rand(seed, (1,), dtype)[0])  # a 0-d array: every axis is reduced, none is kept
+    for axis, keepdims in itertools.product((None, ()), (False, True)):
+        want = np.sum(x, axis=axis, keepdims=keepdims)
+        got = cured.sum(x, axis=axis, keepdims=keepdims, device="cpu")
+        assert type(got) is type(want) and got == want, (axis, keepdims, got, want)
+    if x.dtype.kind == "f":
+        assert type(cured.fsum(x, keepdims=True, device="cpu")) is type(np.sum(x, keepdims=True))
+
+
 def test_initial_as_numpy():
     x = np.ones((2, 3), np.int8)
     assert np.array_equal(cured.sum(x, axis=1, initial=300, device="cpu"), np.sum(x, axis=1, initial=300))
