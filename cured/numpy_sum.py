@@ -95,11 +95,12 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     dtype : dtype, optional
         The accumulator and result dtype, NumPy's rules: by default bool and signed integers sum into
         int64, unsigned into uint64, float16 into float32 (returned as float16), float32 and float64
-        into themselves; with a NumPy out= and no dtype, out's dtype. Narrower integers (int8 to
-        int32, uint8 to uint32) and bool give NumPy's bits (wrap-around; bool is "any element
-        true"). Where NumPy casts each element first (float input into an integer or bool dtype,
-        any other input into float16) cured casts a host array on the host with NumPy; for a device
-        array it raises TypeError.
+        into themselves; with a NumPy out= and no dtype, the promotion of the input's dtype and
+        out's (numpy.result_type: float32 into a float64 out sums in float64), as NumPy. Narrower
+        integers (int8 to int32, uint8 to uint32) and bool give NumPy's bits (wrap-around; bool is
+        "any element true"). Where NumPy casts each element first (float input into an integer or
+        bool dtype, any other input into float16) cured casts a host array on the host with NumPy;
+        for a device array it raises TypeError.
     out : ndarray or device array, optional
         Where the result goes; it is returned. A NumPy array of the result's shape (keepdims
         included), as numpy.sum: the result is cast into it as NumPy does. A device array (the
@@ -196,7 +197,9 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     device_out = out if out is not None and numpy_out is None else None
     if numpy_out is not None:
         _check_numpy_out(numpy_out, result_shape)
-    requested = dtype  # with out= and no dtype=, NumPy sums in the input's accumulator and casts into out
+    requested = dtype
+    if requested is None and numpy_out is not None:
+        requested = _numpy_out_dtype(in_dtype, numpy_out.dtype)
     acc, result, cast_to = _resolve(in_dtype, requested)
     if device_out is not None and not every:
         out_shape = _shape_of_device(device_out)
@@ -204,7 +207,8 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
             raise ValueError(f"cured.sum: out= has shape {out_shape} but the result has shape {result_shape}")
     if cast_to is not None:
         if on_device:
-            raise TypeError(f"cured.sum: dtype={requested} with {in_dtype} input casts each element first, as NumPy "
+            named = f"dtype={requested}" if dtype is not None else f"an out= of {numpy_out.dtype} (NumPy sums in {requested})"
+            raise TypeError(f"cured.sum: {named} with {in_dtype} input casts each element first, as NumPy "
                             f"does; cured makes that cast for host arrays only (cast the device array first)")
         a = np.asarray(a).astype(cast_to)
         in_dtype = cast_to
@@ -377,6 +381,22 @@ def _resolve(in_dtype: np.dtype, requested: np.dtype | None):
     if d == _FLOAT16:
         return np.dtype("float32"), d, (None if in_dtype == _FLOAT16 else _FLOAT16)
     return d, d, None
+
+
+def _numpy_out_dtype(in_dtype: np.dtype, out_dtype: np.dtype) -> np.dtype | None:
+    """The dtype NumPy sums in for a NumPy out= without dtype=: the promotion of the input's dtype and
+    out's (float32 into a float64 out sums in float64; uint64 into an int64 out in float64), the sum
+    then cast into out. A complex out sums a real input in its real part's dtype, a long double one
+    in float64, the widest cured has; an out of another kind leaves the input's own accumulator."""
+    try:
+        d = np.result_type(in_dtype, out_dtype)
+    except TypeError:
+        return None
+    if d.kind == "c":
+        d = np.dtype(f"f{min(d.itemsize // 2, 8)}")
+    elif d.kind == "f" and d.itemsize > 8:
+        d = np.dtype(np.float64)
+    return d if d.kind in "biuf" else None
 
 
 def _check_numpy_out(out: np.ndarray, result_shape: tuple) -> None:

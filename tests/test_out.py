@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import cured
-from reference import random_array, same_bits
+from reference import DTYPES, random_array, same_bits
 
 
 class CAI:
@@ -34,6 +34,35 @@ def test_numpy_out_matches_numpy(seed, in_dtype, out_dtype):
     cured.sum(x, device="cpu", out=got)
     np.sum(x, out=want)
     assert got.dtype == want.dtype and got[()] == want[()], (got, want)
+
+
+@pytest.mark.parametrize("in_dtype", DTYPES, ids=str)
+def test_a_numpy_out_sums_in_numpys_dtype(seed, in_dtype):
+    """Without dtype=, NumPy sums into a NumPy out= in the promotion of the input's dtype and out's
+    (numpy.result_type), then casts; cured likewise, along axes and for every element."""
+    x = random_array(seed, in_dtype, 120).reshape(3, 40)
+    for out_dtype in DTYPES:
+        loop = np.result_type(in_dtype, out_dtype)
+        if loop == np.float16 and in_dtype != np.float16:
+            continue  # NumPy casts each element into float16 first, then sums: covered by test_dtypes
+        for axis, shape in ((1, (3,)), (None, ())):
+            out = np.full(shape, 7, out_dtype)
+            with np.errstate(all="ignore"):
+                assert cured.sum(x, axis=axis, out=out, device="cpu") is out
+                want = np.asarray(cured.sum(x, axis=axis, dtype=loop, device="cpu")).astype(out_dtype)
+            assert np.array_equal(out, want, equal_nan=out_dtype.kind == "f"), (out_dtype, axis, out, want)
+
+
+def test_a_numpy_out_gives_numpys_value():
+    """Sums whose value depends on the accumulator: each equals numpy.sum's exactly."""
+    cancelling = np.array([[1e8, 1, -1e8]] * 2, np.float32)  # 0 in float32, 1 in float64
+    wide = np.array([2**63 + 5, 2**63 + 7], np.uint64)  # wraps to 12 in uint64; NumPy sums in float64
+    for x, axis, out in ((cancelling, 1, np.zeros(2)), (cancelling, None, np.zeros(())),
+                         (cancelling, None, np.zeros((), np.complex128)), (wide, None, np.zeros(())),
+                         (np.array([100, 100, 56], np.int8), None, np.zeros((), bool))):
+        want = np.sum(x, axis=axis, out=out.copy())
+        got = cured.sum(x, axis=axis, out=out, device="cpu")
+        assert got is out and np.array_equal(got, want), (x, out.dtype, got, want)
 
 
 def test_numpy_out_with_dtype_casts_as_numpy(seed):
