@@ -593,8 +593,10 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
     const int float_acc = dtype == Py_None ||
                           (PyArray_DescrCheck(dtype) && PyDataType_ISNOTSWAPPED((PyArray_Descr *)dtype) &&
                            (((PyArray_Descr *)dtype)->type_num == NPY_FLOAT || ((PyArray_Descr *)dtype)->type_num == NPY_DOUBLE));
+    /* A subclass of ndarray goes to Python, which refuses those with a sum of their own. */
     const int here = axis == Py_None && keepdims == Py_False && initial == state->no_value && where == Py_True &&
-                     timing == Py_False && float_acc && PyUnicode_Check(device) && !PyArray_Check(out);
+                     timing == Py_False && float_acc && PyUnicode_Check(device) && !PyArray_Check(out) &&
+                     (!PyArray_Check(input) || PyArray_CheckExact(input));
     if (!here) return PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
     const char *place = PyUnicode_AsUTF8(device);
     if (place == NULL) return NULL;

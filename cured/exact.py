@@ -124,6 +124,9 @@ class ExactSum:
 def fsum_state(a: Any, device: Literal["auto", "gpu", "cpu"] = "auto") -> ExactSum:
     """The exact partial sum of all elements of `a`, on the GPU or the CPU (device= as cured.fsum's):
     add the states of pieces and round once (ExactSum.round) to get cured.fsum's bits for the whole."""
+    from .numpy_sum import refuse_own_sum  # numpy_sum imports this module
+
+    refuse_own_sum(a)
     return ExactSum.from_bytes(_cured.sum(a, EXACT_VERSION, None, device, False, None, True))
 
 

@@ -148,7 +148,7 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     numpy.exceptions.AxisError  an axis out of range.
     TypeError   unsupported dtypes (complex, bfloat16, object, strings), a cast cured cannot make
                 on the device, a non-integer axis or version, where= other than True, an out= of the
-                wrong kind or dtype.
+                wrong kind or dtype, an ndarray subclass with a sum of its own (a masked array).
     ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
                 default (or "cub" along other axes than rows; or 10 for a host array with a
                 device other than "cpu": floating sums), device="cpu" with a device array or
@@ -167,6 +167,7 @@ def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, 
     """cured.sum's calls that _cured.numpy_sum does not make in C: along axes, keepdims, initial=,
     a NumPy out=, dtype= other than a float accumulator's dtype object, timing=True, and every
     argument error."""
+    refuse_own_sum(a)
     if where is not True and not (isinstance(where, np.bool_) and where):
         raise TypeError("cured.sum: where= is not supported; apply the mask first, numpy.where(mask, a, 0)")
     if dtype is not None:
@@ -180,6 +181,16 @@ def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, 
         total = time.perf_counter() - start
         return TimedSum(value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total, stages["device"]))
     return _general_sum(a, axis, dtype, out, bool(keepdims), initial, version, device, timing)
+
+
+def refuse_own_sum(a) -> None:
+    """numpy.sum calls the sum of an ndarray subclass that has its own (a masked array's skips its
+    masked elements, a matrix's keeps two dimensions); cured sums the elements as stored, so it
+    refuses those rather than give another answer. Other subclasses (memmap) are summed as arrays."""
+    if isinstance(a, np.ndarray) and type(a).sum is not np.ndarray.sum:
+        raise TypeError(f"cured.sum: {type(a).__name__} has a sum of its own, which numpy.sum would call (a masked "
+                        f"array's skips its masked elements); pass numpy.asarray(a), or a.filled(0) for a masked "
+                        f"array")
 
 
 # ---- everything else NumPy's sum takes ------------------------------------------------------------

@@ -122,6 +122,26 @@ def test_unsupported_dtypes_raise_type_error_naming_the_dtype(bad, words):
     assert words in str(info.value)
 
 
+@pytest.mark.parametrize("subclass", [
+    np.ma.array([1.0, 2.0, 3.0], mask=[False, True, False]),  # numpy.sum: 4.0; the buffer holds 6.0
+    np.matrix([[1.0, 2.0], [3.0, 4.0]]),                     # numpy.sum(axis=0): a 1 x 2 matrix
+], ids=["masked", "matrix"])
+def test_arrays_with_a_sum_of_their_own_are_refused(subclass):
+    """numpy.sum calls such a subclass's own sum; cured would sum the buffer, another answer."""
+    for call in (lambda: cured.sum(subclass, device="cpu"), lambda: cured.sum(subclass, axis=0, device="cpu"),
+                 lambda: cured.fsum(subclass, device="cpu"), lambda: cured.fsum_state(subclass, device="cpu")):
+        with pytest.raises(TypeError, match=f"{type(subclass).__name__} has a sum of its own"):
+            call()
+    assert cured.sum(np.asarray(subclass), device="cpu") == np.asarray(subclass).sum()
+
+
+def test_other_ndarray_subclasses_are_summed_as_arrays(tmp_path, seed):
+    x = np.random.default_rng(seed).standard_normal(1000)
+    mapped = np.memmap(tmp_path / "x.f8", dtype=np.float64, mode="w+", shape=x.shape)
+    mapped[:] = x
+    assert cured.sum(mapped, device="cpu") == cured.sum(x, device="cpu")
+
+
 @pytest.mark.parametrize("version, error", [
     (11, ValueError), (-1, ValueError), (2**70, ValueError), ("cub", ValueError), ("CUB", TypeError),
     (True, TypeError), (3.0, TypeError), ("3", TypeError), (None, TypeError),
