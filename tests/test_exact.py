@@ -253,8 +253,8 @@ def test_fsum_along_axes_takes_numpys_arguments(seed):
     assert kept.shape == (4, 1, 5)
     check_along(x, 1, kept.reshape(4, 5), np.float32)
     out = np.empty((4, 5), np.float64)
-    assert cured.fsum(x, axis=1, device="cpu", out=out) is out  # summed in float32, cast into out
-    assert out.astype(np.float32).tobytes() == cured.fsum(x, axis=1, device="cpu").tobytes()
+    assert cured.fsum(x, axis=1, device="cpu", out=out) is out  # NumPy's dtype: float32 into float64 sums in float64
+    assert out.tobytes() == cured.fsum(x, axis=1, dtype=np.float64, device="cpu").tobytes()
     check_along(x, 1, cured.fsum(x, axis=1, dtype=np.float64, device="cpu"), np.float64)  # rounded once into float64
     ints = rng.integers(-2**62, 2**62, size=(3, 7), dtype=np.int64)
     check_along(ints, 0, cured.fsum(ints, axis=0, dtype=np.float32, device="cpu"), np.float32)
@@ -534,8 +534,8 @@ def test_fsum_along_axes_of_device_arrays_takes_numpys_arguments(seed):
     assert cured.fsum(d, axis=1, out=out) is out  # on the device, cast exactly from the rounded value
     assert out.get().tobytes() == cured.fsum(x, axis=1, device="cpu").tobytes()
     numpy_out = np.empty((4, 5), np.float64)
-    assert cured.fsum(d, axis=1, out=numpy_out) is numpy_out
-    assert numpy_out.astype(np.float32).tobytes() == out.get().tobytes()
+    assert cured.fsum(d, axis=1, out=numpy_out) is numpy_out  # rounded once into float64, NumPy's dtype here
+    assert numpy_out.tobytes() == cured.fsum(x, axis=1, dtype=np.float64, device="cpu").tobytes()
     halves = cupy.asarray(TRICKY["half_double_rounding"].reshape(1, 3))
     out16 = cupy.empty((1,), dtype=cupy.float16)
     cured.fsum(halves, axis=1, out=out16)
