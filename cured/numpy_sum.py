@@ -9,6 +9,7 @@ decided here, in NumPy's terms, before any GPU work.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import time
 from typing import Any, Literal, NamedTuple
@@ -199,6 +200,12 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     a, shape, in_dtype, on_device = _describe(a)
     reduce = _reduced_axes(axis, len(shape))
     every = all(reduce)
+    if initial is None:  # NumPy: no initial value, so an output that sums no elements has none
+        summed = math.prod(e for e, r in zip(shape, reduce) if r)
+        if summed == 0 and math.prod(e for e, r in zip(shape, reduce) if not r) > 0:
+            raise ValueError("cured.sum: initial=None and a sum of no elements: zero-size array to reduction "
+                             "operation add which has no identity (as numpy.sum)")
+        initial = _NO_VALUE
     result_shape = tuple(1 if r else e for e, r in zip(shape, reduce)) if keepdims else \
         tuple(e for e, r in zip(shape, reduce) if not r)
     if out is not None and not isinstance(out, np.ndarray) and not hasattr(out, "__cuda_array_interface__") \
@@ -350,6 +357,8 @@ def _reduced_axes(axis, ndim: int) -> tuple[bool, ...]:
     if axis is None:
         return (True,) * ndim
     axes = axis if isinstance(axis, tuple) else (axis,)
+    if any(isinstance(x, (bool, np.bool_)) for x in axes):
+        raise TypeError("an integer is required")  # NumPy's words: operator.index would take True as 1
     if ndim == 0 and all(operator.index(x) in (0, -1) for x in axes):
         return ()  # NumPy lets a 0-d array be summed over axis 0 (or -1)
     picked = [False] * ndim

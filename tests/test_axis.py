@@ -125,6 +125,23 @@ def test_zero_dimensional_input_gives_numpys_scalar(seed, dtype):
         assert type(cured.fsum(x, keepdims=True, device="cpu")) is type(np.sum(x, keepdims=True))
 
 
+def test_initial_none_is_no_initial_as_numpy(seed):
+    """NumPy takes initial=None as no initial value (not as NaN), and refuses it for an output that
+    sums no elements."""
+    x = rand(seed, (3, 4), "float64")
+    for axis in (None, 1, (0, 1)):
+        assert np.array_equal(cured.sum(x, axis=axis, initial=None, device="cpu"), cured.sum(x, axis=axis, device="cpu"))
+    assert cured.sum(x.astype(np.int32), initial=None, device="cpu") == np.sum(x.astype(np.int32))
+    for shape, axis in (((3, 0), 0), ((0, 3), 1), ((2, 0, 3), (0, 2)), ((0,), ())):  # no output sums nothing
+        assert cured.sum(np.zeros(shape), axis=axis, initial=None, device="cpu").shape == \
+            np.sum(np.zeros(shape), axis=axis, initial=None).shape
+    for shape, axis in (((3, 0), 1), ((0, 3), 0), ((0,), None)):
+        with pytest.raises(ValueError, match="no identity"):
+            np.sum(np.zeros(shape), axis=axis, initial=None)
+        with pytest.raises(ValueError, match="no identity"):
+            cured.sum(np.zeros(shape), axis=axis, initial=None, device="cpu")
+
+
 def test_initial_as_numpy():
     x = np.ones((2, 3), np.int8)
     assert np.array_equal(cured.sum(x, axis=1, initial=300, device="cpu"), np.sum(x, axis=1, initial=300))
@@ -163,7 +180,9 @@ def test_numpy_errors():
         cured.sum(x, axis=-3, device="cpu")
     with pytest.raises(ValueError, match="duplicate"):
         cured.sum(x, axis=(0, -2), device="cpu")
-    for bad in ([0], 1.0, "0"):
+    for bad in ([0], 1.0, "0", True, (0, np.True_)):  # NumPy takes no bool for an axis, though bool is an int
+        with pytest.raises(TypeError):
+            np.sum(x, axis=bad)
         with pytest.raises(TypeError):
             cured.sum(x, axis=bad, device="cpu")
     with pytest.raises(ValueError, match="shape"):
