@@ -113,7 +113,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         Keep the reduced axes, with extent 1, as NumPy does.
     initial : scalar, optional
         Added to each sum, in the accumulator's type, after the elements (not with the exact
-        version, whose sum it would round twice: ValueError).
+        version, whose sum it would round twice: ValueError). None, as NumPy, means none, and
+        an output that sums no elements then raises ValueError.
     where : True
         Only True; a mask raises TypeError (apply it first: numpy.where(mask, a, 0)).
     version : int or "cub"
