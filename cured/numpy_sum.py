@@ -143,7 +143,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     Returns
     -------
     A NumPy scalar for a sum of every element without keepdims (with it too for a 0-d input, as
-    NumPy), else a NumPy array (for device input too), or `out` when given. The same input gives the same bits on every run.
+    NumPy), else a NumPy array (for device input too), or `out` when given. The same input gives
+    the same bits on every run.
 
     Raises
     ------
@@ -226,7 +227,8 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
             raise ValueError(f"cured.sum: out= has shape {out_shape} but the result has shape {result_shape}")
     if cast_to is not None:
         if on_device:
-            named = f"dtype={requested}" if dtype is not None else f"an out= of {numpy_out.dtype} (NumPy sums in {requested})"
+            named = f"dtype={requested}" if dtype is not None else \
+                f"an out= of {numpy_out.dtype} (NumPy sums in {requested})"
             raise TypeError(f"cured.sum: {named} with {in_dtype} input casts each element first, as NumPy "
                             f"does; cured makes that cast for host arrays only (cast the device array first)")
         a = np.asarray(a).astype(cast_to)
