@@ -175,6 +175,8 @@ def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, 
         raise TypeError("cured.sum: where= is not supported; apply the mask first, numpy.where(mask, a, 0)")
     if dtype is not None:
         dtype = np.dtype(dtype)
+    if not isinstance(keepdims, (bool, np.bool_)):
+        keepdims = operator.index(keepdims)  # as NumPy: an integer, not a string, a float or None
     if axis is None and not keepdims and initial is _NO_VALUE and (dtype is None or dtype in _FLOAT_ACCS) \
             and not isinstance(out, np.ndarray):
         if not timing:

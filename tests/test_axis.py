@@ -180,6 +180,12 @@ def test_numpy_errors():
         cured.sum(x, axis=-3, device="cpu")
     with pytest.raises(ValueError, match="duplicate"):
         cured.sum(x, axis=(0, -2), device="cpu")
+    for bad in ("yes", 1.0, None):  # keepdims: as NumPy, an integer or a bool, not anything with a truth value
+        with pytest.raises(TypeError):
+            np.sum(x, keepdims=bad)
+        with pytest.raises(TypeError):
+            cured.sum(x, keepdims=bad, device="cpu")
+    assert cured.sum(x, keepdims=2, device="cpu").shape == np.sum(x, keepdims=2).shape == (1, 1)
     for bad in ([0], 1.0, "0", True, (0, np.True_)):  # NumPy takes no bool for an axis, though bool is an int
         with pytest.raises(TypeError):
             np.sum(x, axis=bad)
