@@ -108,6 +108,13 @@
 //    with the kernel before (scripts/probes/v10_phases), 23.2 -> 22.8 us at 2^22, 53.3 -> 52.0 at
 //    2^24, 92.9 -> 90.2 at 2^25, 168.0 -> 162.4 at 2^26 (0.76 of V9); standard-normal float64 0.5%
 //    faster to 1.5% slower; below 4 tiles a block, and float32 and float16, the kernel as before.
+//  - Since 2026-11-26 those blocks add their float64 digits into the warps' states six digits of a
+//    warp side by side (thread_digits::add_to), where one digit after another waited on five
+//    shuffles each. Full-range float64 on the H200 (scripts/probes/v10_phases, subjects in turns in
+//    alternating order; the kernel before and a copy of it, this one and a copy of it): 52.2 / 52.4
+//    -> 51.7 / 51.7 us at 2^24, 90.9 / 91.0 -> 88.2 / 88.1 at 2^25, 166.9 / 165.9 -> 164.4 / 164.0
+//    at 2^26 (0.76 of V9), 642.5 / 640.6 -> 628.3 / 628.1 at 2^28 (0.76). The few-tiles kernel's
+//    code is as before (its SASS differs only in register names).
 #include <climits>
 
 #include <cuda/atomic>
@@ -320,25 +327,45 @@ struct thread_digits {
     // w + 8, ..., its lane 0 adding each into the two 32-bit limbs it straddles. A digit's part in
     // each limb is summed apart (a part below 2^32, and a floored part below 2^47 in magnitude for a
     // digit below 2^63), so that no sum of 256 can overflow: the digits need no carry first. All
-    // threads call it, after a barrier.
+    // threads call it, after a barrier. SideBySide digits of a warp at a time, their loads and
+    // shuffles overlapping (one digit after another is a chain of five dependent shuffles each): all
+    // of a warp's (kDigitsPerWarp) in blocks of many tiles (ClearFirst), one in blocks of a few, where
+    // the unrolled code, run once on each SM, read 0.2 to 0.3 us slower at 2^10 to 2^17 (full-range
+    // float64, H200, 2026-11-26, scripts/probes/v10_phases); the header has the gain.
+    static constexpr int kDigitsPerWarp = (kDigits + kWarps - 1) / kWarps;
+    template <int SideBySide>
     __device__ __forceinline__ void add_to(unsigned long long (*warp_limbs)[kLimbs], unsigned warp, unsigned lane) const {
-        for (int d = warp; d < kDigits; d += kWarps) {
-            const int bit = d * kDigitBits, limb = bit / 32, offset = bit % 32;
-            int64_t low = 0, high = 0;
+        static_assert(kDigitsPerWarp % SideBySide == 0, "a warp's digits in whole groups");
+        for (int first = int(warp); first < kDigits; first += SideBySide * kWarps) {
+            int64_t low[SideBySide], high[SideBySide];
 #pragma unroll
-            for (int t = lane; t < kThreads; t += 32) {
-                low += digit[d][t] & ((int64_t(1) << (32 - offset)) - 1);
-                high += digit[d][t] >> (32 - offset);
+            for (int i = 0; i < SideBySide; ++i) {
+                const int d = first + i * kWarps, offset = d * kDigitBits % 32;
+                low[i] = high[i] = 0;
+                if (i == 0 || d < kDigits) {  // the loop's test holds for the first
+#pragma unroll
+                    for (int t = lane; t < kThreads; t += 32) {
+                        low[i] += digit[d][t] & ((int64_t(1) << (32 - offset)) - 1);
+                        high[i] += digit[d][t] >> (32 - offset);
+                    }
+                }
             }
 #pragma unroll
-            for (int o = 16; o > 0; o >>= 1) {
-                low += __shfl_down_sync(0xffffffffu, low, o);
-                high += __shfl_down_sync(0xffffffffu, high, o);
-            }
-            if (lane == 0) {
-                warp_limbs[warp][limb] += (unsigned long long)(low << offset);
-                warp_limbs[warp][limb + 1] += (unsigned long long)high;
-            }
+            for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+                for (int i = 0; i < SideBySide; ++i) {
+                    low[i] += __shfl_down_sync(0xffffffffu, low[i], o);
+                    high[i] += __shfl_down_sync(0xffffffffu, high[i], o);
+                }
+            if (lane == 0)
+#pragma unroll
+                for (int i = 0; i < SideBySide; ++i) {
+                    const int d = first + i * kWarps, bit = d * kDigitBits, limb = bit / 32, offset = bit % 32;
+                    if (i == 0 || d < kDigits) {
+                        warp_limbs[warp][limb] += (unsigned long long)(low[i] << offset);
+                        warp_limbs[warp][limb + 1] += (unsigned long long)high[i];
+                    }
+                }
         }
     }
 };
@@ -626,7 +653,8 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         if constexpr (kThreadOwnBins<In>)
             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
         if constexpr (Digits)  // uncarried: add_to takes digits below 2^63
-            if (__syncthreads_or(digits_used)) digits->add_to(warp_limbs, warp, lane);
+            if (__syncthreads_or(digits_used))
+                digits->template add_to<ClearFirst ? thread_digits::kDigitsPerWarp : 1>(warp_limbs, warp, lane);
         if (largest_key >= 0) flags |= CURED_EXACT_SIGN_CLEAR;
     } else {
         clear_state();
