@@ -23,6 +23,23 @@ from .results import Row, version_subject
 #: Copies of a small input cover this many L2 caches (see the module's docstring).
 L2_COVER = 4
 
+#: Batches each version's timed launches are cut into, the versions taking turns batch by batch (in
+#: an order reversed every other round), so that a slow spell of the machine falls on all of them
+#: alike instead of on one version's whole batch: in one batch each, V9's 2^10 point read 7.1 to 7.6
+#: us against its 4.1 to 4.6 in three of the four full-range rows of the 2026-11-26 `--exact` records.
+BENCH_ROUNDS = 4
+
+
+def in_turns(versions: Sequence[int | str], repeats: int, rounds: int = BENCH_ROUNDS):
+    """(version, launches) in the order bench times them: each version's `repeats` launches cut into
+    min(rounds, repeats) batches as even as can be, a batch of every version a round, every other
+    round in reverse order."""
+    rounds = min(rounds, repeats)
+    for k in range(rounds):
+        launches = repeats // rounds + (1 if k < repeats % rounds else 0)
+        for v in (versions if k % 2 == 0 else list(reversed(versions))):
+            yield v, launches
+
 
 @dataclass(frozen=True)
 class BenchRow:
@@ -180,6 +197,9 @@ def bench(
     `data`: "normal" (standard-normal floats) or "full_range" (floats over the dtype's whole
     exponent range, cured.benchmark.full_range); the rows' `data` field says which.
 
+    The versions take turns (in_turns): each version's `repeats` timed launches in up to
+    BENCH_ROUNDS batches, each batch after `warmup` untimed launches of its version.
+
     Returns a BenchResult: a list of BenchRow (fields named; .to_dicts(), .to_dataframe(),
     .to_csv(), .table()). With end_to_end, each row also times cured.sum on the NumPy array
     itself: the host-to-device copy (device time) and the whole call (wall clock).
@@ -193,18 +213,25 @@ def bench(
     for v in chosen:
         if v != "cub" and (isinstance(v, bool) or not isinstance(v, int) or v not in registry):
             raise ValueError(f"bench: no version {v!r}; the versions are {list(registry)} and 'cub'")
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"bench: a version named twice in {chosen!r}")
     info = device_info()
     min_bytes = L2_COVER * info["l2_cache_bytes"]
     rows: list[BenchRow] = []
     for n in lengths:
         x = random_input(n, dtype, seed, data)
+        seconds: dict[int | str, list[float]] = {v: [] for v in chosen}
+        runs: dict[int | str, dict[str, Any]] = {}
+        for v, launches in in_turns(chosen, repeats):
+            if progress:
+                progress(f"{info['name']}: {n:,} {x.dtype} elements, version {v}")
+            runs[v] = _cured.bench(x, v, launches, warmup, min_bytes)
+            seconds[v] += runs[v]["seconds"]
         medians: dict[int | str, float] = {}
         previous: float | None = None
         for v in chosen:
-            if progress:
-                progress(f"{info['name']}: {n:,} {x.dtype} elements, version {v}")
-            run = _cured.bench(x, v, repeats, warmup, min_bytes)
-            times = sorted(run["seconds"])
+            run = runs[v]
+            times = sorted(seconds[v])
             median = statistics.median(times)
             quartiles = statistics.quantiles(times, n=4) if len(times) > 1 else [median] * 3
             medians[v] = median

@@ -60,6 +60,27 @@ def test_bench_rejects_unknown_versions(versions):
         cured.bench(versions=versions)
 
 
+def test_bench_rejects_a_version_named_twice():
+    with pytest.raises(ValueError, match="named twice"):
+        cured.bench(versions=[9, 10, 9])
+
+
+@pytest.mark.parametrize("repeats, rounds", [(20, 4), (5, 4), (3, 4), (1, 4), (7, 1)])
+def test_versions_take_turns_in_batches(repeats, rounds):
+    from cured.benchmark import in_turns
+
+    versions = [9, 10, "cub"]
+    turns = list(in_turns(versions, repeats, rounds))
+    batches = min(repeats, rounds)
+    assert len(turns) == batches * len(versions)
+    for v in versions:  # every version's launches add up, in batches that differ by one at most
+        sizes = [k for u, k in turns if u == v]
+        assert sum(sizes) == repeats and len(sizes) == batches and max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
+    for k in range(batches):  # a round of each version, every other one reversed
+        order = [u for u, _ in turns[k * len(versions):(k + 1) * len(versions)]]
+        assert order == (versions if k % 2 == 0 else versions[::-1])
+
+
 def test_cub_has_no_cpu_model():
     with pytest.raises(ValueError, match="GPU only"):
         cured.sum([1.0, 2.0], version="cub", device="cpu")
