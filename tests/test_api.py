@@ -230,7 +230,7 @@ def test_host_chunks_ramp_up_then_keep_their_size(seed):
         n = int(rng.integers(0, chunk * lanes * (bound + 1)))
         spans = cured._cured._chunk_spans(n, chunk, unit, lanes, ramp)
         assert sum(count for _, count in spans) == n and all(count >= 1 for _, count in spans)
-        assert [first for first, _ in spans] == [0] + list(np.cumsum([count for _, count in spans[:-1]]))
+        assert [first for first, _ in spans] == list(np.cumsum([0] + [count for _, count in spans]))[:-1]  # n = 0: none
         assert all(first % unit == 0 for first, _ in spans)
         ramped = ramp and lanes > 1 and -(-n // chunk) <= bound * lanes
         if not ramped:
