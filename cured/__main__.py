@@ -8,7 +8,7 @@
     python -m cured --axis               # sums along axes: cured against PyTorch and CuPy, device time
     python -m cured --record results/    # all of the above into results/<device>.json, the common schema
     python -m cured --axis --record results/   # only the axis rows, replacing those in results/<device>.json
-                                               # (--latency, --exact: likewise, the rows they measure)
+                                               # (--latency, --exact, --sweep: likewise, the rows they measure)
 
 --json PATH writes what was measured as rows of the common schema (cured.results); --csv the
 speedup table's rows.
@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=20, help="timed runs a row (default 20)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed runs first (default 3)")
     parser.add_argument("--sweep", action="store_true", help="also sweep lengths 2^10 to 2^MAX_LOG2")
-    parser.add_argument("--max-log2", type=int, default=28, help="the sweep's longest length, log2 (default 28)")
+    parser.add_argument("--max-log2", type=int, default=None,
+                        help=f"the sweep's longest length, log2 (default 28; {RECORD_SWEEP_MAX_LOG2} with --record)")
     parser.add_argument("--no-end-to-end", dest="end_to_end", action="store_false", help="skip the NumPy-input timings")
     parser.add_argument("--latency", action="store_true", help="the wall-time table instead of the speedup table")
     parser.add_argument("--lengths", type=parse_lengths, default=None,
@@ -68,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="sums along axes (issue 13's shapes) against torch.sum(dim=) and cupy.sum(axis=), and V9 "
                              "on the flat array of each size, device time, float32 and float64")
     parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json (with --axis, "
-                                                        "--latency or --exact: only those rows, replacing the file's)")
+                                                        "--latency, --exact or --sweep: only those rows, replacing the "
+                                                        "file's; --sweep: both dtypes, 2^10 to 2^MAX_LOG2)")
     parser.add_argument("--json", metavar="PATH", help="write the rows measured, in cured.results' schema ('-': stdout)")
     parser.add_argument("--csv", metavar="PATH", help="write the speedup table's rows as CSV ('-': stdout)")
     args = parser.parse_args(argv)
@@ -85,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         axis_only = args.axis and args.record
         latency_only = args.latency and args.record and not axis_only
         exact_only = args.exact and args.record and not (axis_only or latency_only)
-        partial = axis_only or latency_only or exact_only
+        sweep_only = args.sweep and args.record and not (axis_only or latency_only or exact_only)
+        partial = axis_only or latency_only or exact_only or sweep_only
+        max_log2 = args.max_log2 if args.max_log2 is not None else RECORD_SWEEP_MAX_LOG2 if args.record else 28
         # The profile first: its child processes need the GPU, which this process must not hold yet.
         if (args.profile or args.record) and not partial:
             from cured.profiling import profile
@@ -112,25 +116,24 @@ def main(argv: list[str] | None = None) -> int:
             _clear(show)
             say(timed.table())
         table = None
+        common = dict(versions=args.versions, repeats=args.repeats, warmup=args.warmup)
         if (not (args.profile or args.latency or args.exact or args.axis) or args.record) and not partial:
-            common = dict(versions=args.versions, repeats=args.repeats, warmup=args.warmup)
             table = cured.bench(lengths=[args.length], dtype=args.dtype, end_to_end=args.end_to_end, **common)
             rows += table.to_rows(date)
             say(table.table())
+        if table is not None or sweep_only:
             sweep_dtypes = ("float32", "float64") if args.record else (args.dtype,) if args.sweep else ()
-            max_log2 = RECORD_SWEEP_MAX_LOG2 if args.record else args.max_log2
             for dtype in sweep_dtypes:
                 lengths = [1 << k for k in range(10, max_log2 + 1)]
-                if args.record and dtype == args.dtype:  # the table measured that point: one row a point in the file
+                if table is not None and args.record and dtype == args.dtype:  # the table's point: one row a point
                     lengths = [n for n in lengths if n != args.length]
                 sweep = cured.bench(lengths=lengths, dtype=dtype, end_to_end=False, progress=show, **common)
                 _clear(show)
                 rows += sweep.to_rows(date)
                 say(sweep_table(sweep))
-        if (args.exact and not (axis_only or latency_only)) or (args.record and not partial):
+        if (args.exact and not (axis_only or latency_only or sweep_only)) or (args.record and not partial):
             from cured.exact import cpu_rows
 
-            max_log2 = RECORD_SWEEP_MAX_LOG2 if args.record else args.max_log2
             for dtype in ("float32", "float64"):
                 lengths = [1 << k for k in range(10, max_log2 + 1)]
                 sweep = cured.bench(versions=EXACT_PEERS, lengths=lengths, dtype=dtype, end_to_end=False,

@@ -200,3 +200,28 @@ def test_main_latency_table(tmp_path, capsys):
     assert {r.n for r in floor} == {1024, 5000} and all(0 < r.low <= r.median <= r.high for r in rows)
     cured_cupy = [r for r in rows if r.subject == "cured" and r.input == "cupy" and r.measure == "wall"]
     assert all(c.median >= f.low for c, f in zip(cured_cupy, floor))  # nothing beats the floor
+
+
+@pytest.mark.gpu
+def test_main_sweep_record_replaces_only_the_sweep_rows(tmp_path):
+    info = cured.device_info()
+    path = tmp_path / f"{cured.results.device_slug(info['name'])}.json"
+    common = dict(device=info["name"], date="2026-01-01 00:00 UTC", metric="time", unit="s", repeats=1)
+    old_sweep = cured.results.Row(dtype="float32", n=1024, subject="V9", input="device", measure="device",
+                                  median=1.0, low=1.0, high=1.0, **common)
+    kept = [cured.results.Row(dtype="float32", n=1 << 20, subject="V9", input="device", measure="device",
+                              median=2.0, low=2.0, high=2.0, **common),
+            cured.results.Row(dtype="float32", n=1024, subject="cured", input="cupy", measure="wall",
+                              median=3.0, low=3.0, high=3.0, **common)]
+    cured.results.write(path, info, common["date"], "python -m cured --record", [old_sweep, *kept])
+    assert main(["--sweep", "--record", str(tmp_path), "--max-log2", "11", "--versions", "9,cub",
+                 "--repeats", "2", "--warmup", "1"]) == 0
+    header, rows = cured.results.load(path)
+    assert header["date"] == common["date"] and len(header["updates"]) == 1
+    assert "--sweep" in header["updates"][0]["command"]
+    assert rows[:2] == kept  # the rows it did not measure stay as they were
+    measured = rows[2:]
+    assert {(r.dtype, r.n, r.subject) for r in measured} == {
+        (d, n, s) for d in ("float32", "float64") for n in (1024, 2048) for s in ("V9", "CUB")}
+    assert all(r.measure == "device" and r.input == "device" and r.date != common["date"] for r in measured)
+    assert all(0 < r.low <= r.median <= r.high < 1.0 for r in measured)  # the old V9 row was replaced
