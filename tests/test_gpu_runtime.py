@@ -102,28 +102,37 @@ def runtime_launch():
     cured._cured._set_test_driver_launch(True)
 
 
-def test_v9_launches_through_the_driver_and_the_runtime_alike(seed, runtime_launch):
-    """V9's launches and the floor's go through the driver's cuLaunchKernel (csrc/kernels/launch.cuh):
-    the path runs, and the runtime's launch, its fallback, gives the same bits, one tile, a few and
-    a grid, aligned or not, and from fresh threads, whose first launch has no context current."""
+def test_launches_through_the_driver_and_the_runtime_alike(seed, runtime_launch):
+    """V9's and V10's launches and the floor's go through the driver's cuLaunchKernel, V10's clusters
+    of blocks through cuLaunchKernelEx (csrc/kernels/launch.cuh): the path runs, and the runtime's
+    launch, its fallback, gives the same bits: one tile, a few (V10: a cluster) and a grid (V10's
+    float64: with 90 KiB of dynamic shared memory a block, and blocks of many tiles), aligned or
+    not, and from fresh threads, whose first launch has no context current."""
     cupy = pytest.importorskip("cupy", reason="CuPy makes the device arrays")
     cases = [random_array(seed + k, np.dtype(d), n) for k, (d, n) in
-             enumerate([("float32", 1000), ("float64", 20000), ("float32", 3 << 20), ("int8", 77777)])]
+             enumerate([("float32", 1000), ("float64", 20000), ("float32", 3 << 20), ("int8", 77777),
+                        ("float64", 6 << 20)])]
     arrays = [cupy.asarray(x) for x in cases] + [cupy.asarray(cases[0])[1:]]
-    expected = [cured.sum(x, device="cpu") for x in cases] + [cured.sum(cases[0][1:], device="cpu")]
+    hosts = cases + [cases[0][1:]]
+    sums = [cured.sum, cured.fsum]
+    expected = [[f(x, device="cpu") for x in hosts] for f in sums]
+    clusters = cured._cured._cluster_launches()
     before = cured._cured._driver_launches()
-    driver = [cured.sum(a) for a in arrays]
+    driver = [[f(a) for a in arrays] for f in sums]
     cured._cured.floor(3)
-    assert cured._cured._driver_launches() - before >= len(arrays) + 3
+    assert cured._cured._driver_launches() - before >= 2 * len(arrays) + 3
+    if cured.device_info()["compute_capability"] >= (9, 0):
+        assert cured._cured._cluster_launches() > clusters  # 20000 float64: a cluster of 5 tiles
     with ThreadPoolExecutor(4) as pool:  # new threads: the first launch in each may fall back
-        threaded = list(pool.map(lambda a: cured.sum(a), arrays * 4))
+        threaded = [list(pool.map(f, arrays * 4)) for f in sums]
     runtime_launch()
     before = cured._cured._driver_launches()
-    runtime = [cured.sum(a) for a in arrays]
+    runtime = [[f(a) for a in arrays] for f in sums]
     assert cured._cured._driver_launches() == before
-    for k, want in enumerate(expected):
-        assert same_bits(driver[k], want) and same_bits(runtime[k], want), k
-        assert all(same_bits(threaded[k + j * len(arrays)], want) for j in range(4)), k
+    for s in range(len(sums)):
+        for k, want in enumerate(expected[s]):
+            assert same_bits(driver[s][k], want) and same_bits(runtime[s][k], want), (s, k)
+            assert all(same_bits(threaded[s][k + j * len(arrays)], want) for j in range(4)), (s, k)
 
 
 def test_fork_child_gets_a_clear_error_not_a_hang(seed):

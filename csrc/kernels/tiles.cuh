@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common.cuh"
+#include "launch.cuh"
 
 namespace cured {
 
@@ -124,24 +125,6 @@ template <auto Kernel> cudaError_t grant_dynamic_shared(size_t bytes, bool *gran
     return cudaSuccess;
 }
 
-// The launch of a grid of `blocks` blocks as one cluster, whose dimension it writes into *cluster
-// (which the configuration points to).
-inline cudaLaunchConfig_t one_cluster(int blocks, int threads, size_t dynamic_bytes, cudaStream_t stream,
-                                      cudaLaunchAttribute *cluster) {
-    *cluster = {};
-    cluster->id = cudaLaunchAttributeClusterDimension;
-    cluster->val.clusterDim.x = unsigned(blocks);
-    cluster->val.clusterDim.y = cluster->val.clusterDim.z = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(unsigned(blocks));
-    config.blockDim = dim3(unsigned(threads));
-    config.dynamicSmemBytes = dynamic_bytes;
-    config.stream = stream;
-    config.attrs = cluster;
-    config.numAttrs = 1;
-    return config;
-}
-
 // Whether clusters of `blocks` blocks of Kernel (launched with `threads` threads and
 // `dynamic_bytes` of dynamic shared memory) run on the current GPU: it launches clusters (sm_90
 // up) and one of its GPCs holds one. Cached per device and kernel: a kernel is always asked with
@@ -162,16 +145,6 @@ template <auto Kernel> cudaError_t cluster_fits(int threads, int blocks, size_t 
     });
     *fits = err == cudaSuccess && clusters > 0;
     return err;
-}
-
-// Launches Kernel(args...) as one cluster of `blocks` blocks; returns the launch's error.
-template <class... Params, class... Args>
-cudaError_t launch_cluster(void (*kernel)(Params...), int blocks, int threads, size_t dynamic_bytes,
-                           cudaStream_t stream, Args &&...args) {
-    cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t config = one_cluster(blocks, threads, dynamic_bytes, stream, &cluster);
-    const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
-    return err != cudaSuccess ? err : cudaGetLastError();
 }
 
 // Programmatic dependent launch (sm_90 up): a kernel launched with launch_after_previous may be

@@ -788,12 +788,16 @@ template <class In, class Acc> struct v10_launcher {
             *grid = cured_tiles_grid((span.count + t.tile - 1) / t.tile, t.steps <= kOneWaveSteps ? wave : 2 * wave);
         return err;
     }
+    // Through the driver, as V9's (launch.cuh): a call's host time 0.0 to 0.1 us less than through
+    // the runtime on an H100 (cured.fsum of a CuPy array, 2^10 to 2^20, both dtypes, in turns). The
+    // device time did not move (differences of -0.12 to +0.08 us either way at 2^10 to 2^17, on an
+    // H100 and an H200: the launches were queued ahead of the GPU; scripts/probes/v10_launch_ab.py,
+    // 2026-11-26).
     template <auto Kernel>
     static cudaError_t launch_grid(int64_t grid, const In *in, Acc *out, const cured_span &span, const cured_tiles &t,
                                   void *workspace, size_t dynamic_bytes, cudaStream_t stream) {
-        Kernel<<<unsigned(grid), kThreads, dynamic_bytes, stream>>>(in, out, span.count, span.first / t.tile, t,
-                                                                     workspace, span.result);
-        return cudaGetLastError();
+        return cured::launch<Kernel>(unsigned(grid), kThreads, dynamic_bytes, stream, in, out, span.count,
+                                     span.first / t.tile, t, workspace, span.result);
     }
     template <bool Aligned, bool Digits>
     static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
@@ -805,8 +809,9 @@ template <class In, class Acc> struct v10_launcher {
             const cudaError_t err = cured::cluster_fits<few_tiles>(kThreads, kClusterBlocks, kDynamicBytes, &fits);
             if (err != cudaSuccess) return err;
             if (fits) {  // a block a tile, one cluster
-                const cudaError_t launched = cured::launch_cluster(few_tiles, int(t.tiles), kThreads, kDynamicBytes, stream,
-                                                                   in, out, span.count, int64_t(0), t, workspace, span.result);
+                const cudaError_t launched = cured::launch_cluster<few_tiles>(
+                    int(t.tiles), kThreads, kDynamicBytes, stream, in, out, span.count, int64_t(0), t, workspace,
+                    span.result);
                 if (launched == cudaSuccess) cured_count_cluster_launch();
                 return launched;
             }
