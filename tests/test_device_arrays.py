@@ -341,13 +341,16 @@ def test_array_on_a_second_gpu(seed):
         assert same_bits(cured.sum(d, version=v), expected[v]), v
         assert same_bits(cured.sum(t, version=v), expected[v]), v
         assert cupy.cuda.runtime.getDevice() == 0
-    # V10's float64 kernel raises its shared-memory limit once a device: on each GPU, the one answer.
+    # V10's float64 kernel raises its shared-memory limit once a device: on each GPU, the one answer,
+    # launched through the driver (csrc/kernels/launch.cuh) on each, with that limit.
     y = random_input(2**20 + 3, "float64", data="full_range", seed=seed)
     exact = cured.fsum(y, device="cpu")
     with cupy.cuda.Device(1):
         d1 = cupy.asarray(y)
     for array in (cupy.asarray(y), d1):
+        before = cured._cured._driver_launches()
         assert same_bits(cured.fsum(array), exact)
+        assert cured._cured._driver_launches() > before
         assert cupy.cuda.runtime.getDevice() == 0
 
 
