@@ -1547,10 +1547,10 @@ static PyMethodDef methods[] = {
      "_cluster_launches()\n--\n\nFor tests: the kernel launches made as one cluster of blocks so far (V10 over a "
      "few tiles, on GPUs of compute capability 9.0 up)."},
     {"_set_test_driver_launch", py_set_test_driver_launch, METH_VARARGS,
-     "_set_test_driver_launch(allowed)\n--\n\nFor tests: let V9's and the floor's launches go through the driver's "
-     "cuLaunchKernel (True, the default), or make them use the runtime's launch (False)."},
+     "_set_test_driver_launch(allowed)\n--\n\nFor tests: let V9's, V10's and the floor's launches go through the "
+     "driver's cuLaunchKernel or cuLaunchKernelEx (True, the default), or make them use the runtime's launch (False)."},
     {"_driver_launches", py_driver_launches, METH_NOARGS,
-     "_driver_launches()\n--\n\nFor tests: the kernel launches made through the driver's cuLaunchKernel so far."},
+     "_driver_launches()\n--\n\nFor tests: the kernel launches made through the driver so far."},
     {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
      "_set_cpu_tiles(threads, plain)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as the input's "
      "size warrants), and with `plain` its portable C chains instead of the CPU's SIMD ones."},
