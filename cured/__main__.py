@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                 _clear(show)
                 rows += sweep.to_rows(date)
                 say(sweep_table(sweep))
-        if (args.exact and not (axis_only or latency_only or sweep_only)) or (args.record and not partial):
+        if (args.exact and not (axis_only or latency_only)) or (args.record and not partial):
             from cured.exact import cpu_rows
 
             for dtype in ("float32", "float64"):
