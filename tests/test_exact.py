@@ -93,6 +93,10 @@ TRICKY = {
     "mixed_zeros": np.array([-0.0, 0.0], f32),
     "one_negative_zero": np.array([-0.0]),
     "cancel_is_positive_zero": np.array([-1.0, 1.0], f32),
+    # zeros in a step that the fast window refuses (a huge element): a step holding the input's end
+    # skips zeros there, the padding's and these (csrc/kernels/v10_exact.cu)
+    "zeros_beside_huge": np.array([0.0, 1e30, -0.0, -1e30, -0.0], f32),
+    "float64_zeros_beside_huge": np.array([-0.0, 1e300, 0.0, 5e-324, -1e300, -0.0]),
     # NaN and infinities, IEEE's way
     "nan": np.array([1.0, np.nan, 2.0], f32),
     "inf": np.array([1.0, np.inf, -1e38], f32),
@@ -133,6 +137,8 @@ def test_the_tricky_cases_say_what_they_claim():
     assert exact_sum(TRICKY["max_stays"], f32) == np.finfo(f32).max
     assert np.signbit(exact_sum(TRICKY["negative_zeros"], f32)) and not np.signbit(exact_sum(TRICKY["mixed_zeros"], f32))
     assert np.isnan(exact_sum(TRICKY["inf_minus_inf"], f32))
+    assert same_bits(exact_sum(TRICKY["zeros_beside_huge"], f32), f32(0.0))
+    assert exact_sum(TRICKY["float64_zeros_beside_huge"], np.float64) == 5e-324
     assert exact_sum(TRICKY["borrow_through_the_state"], f32) == f32(2.0**100 - 2.0**76)
     assert f32(np.float64(2.0**100) - 2.0**75 - 2.0**-140) == f32(2.0**100)  # the tie, without the borrow
     assert exact_sum(TRICKY["float64_borrow_through_the_state"], np.float64) == 2.0**1000 - 2.0**947

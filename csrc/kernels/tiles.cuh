@@ -28,9 +28,9 @@ __device__ __forceinline__ void load_vector(const In *p, In (&v)[V]) {
 // One thread's share of one tile: a tile is t.steps steps; in each, thread `thread` of `Threads`
 // loads vectors u = 0 .. Vectors - 1 at vector index (u * Threads + thread) of the step, so each
 // of a warp's loads covers 512 contiguous bytes. All loads of a step are issued before any element
-// is used; then step(v) is given the step's elements, v[vector][element]. In the tile that holds
-// the end of the input, a vector that is not wholly inside is loaded element by element, `pad` past
-// the end.
+// is used; then step(v, inside) is given the step's elements, v[vector][element], and whether all
+// of them are inside the input. In the tile that holds the end of the input, a vector that is not
+// wholly inside is loaded element by element, `pad` past the end.
 template <int Threads, int Vectors, class In, bool Aligned, class Step>
 __device__ __forceinline__ void for_tile_steps(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
                                                unsigned thread, In pad, Step step) {
@@ -38,6 +38,7 @@ __device__ __forceinline__ void for_tile_steps(const In *in, int64_t n, int64_t 
     const bool whole = tile_begin + t.tile <= n;
     for (int64_t s = 0; s < t.steps; ++s) {
         const int64_t step_begin = tile_begin + s * t.step;
+        const bool inside = whole || step_begin + t.step <= n;
         In v[Vectors][V];
 #pragma unroll
         for (int u = 0; u < Vectors; ++u) {
@@ -49,7 +50,7 @@ __device__ __forceinline__ void for_tile_steps(const In *in, int64_t n, int64_t 
                 for (int j = 0; j < V; ++j) v[u][j] = first + j < n ? in[first + j] : pad;
             }
         }
-        step(v);
+        step(v, inside);
     }
 }
 
@@ -59,7 +60,7 @@ template <int Threads, int Vectors, class In, bool Aligned, class Element, class
 __device__ __forceinline__ void for_tile_elements(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
                                                   unsigned thread, In pad, Element element, StepDone step_done) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
-    for_tile_steps<Threads, Vectors, In, Aligned>(in, n, tile_begin, t, thread, pad, [&](In (&v)[Vectors][V]) {
+    for_tile_steps<Threads, Vectors, In, Aligned>(in, n, tile_begin, t, thread, pad, [&](In (&v)[Vectors][V], bool) {
 #pragma unroll
         for (int u = 0; u < Vectors; ++u)
 #pragma unroll

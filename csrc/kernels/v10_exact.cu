@@ -115,6 +115,20 @@
 //    -> 51.7 / 51.7 us at 2^24, 90.9 / 91.0 -> 88.2 / 88.1 at 2^25, 166.9 / 165.9 -> 164.4 / 164.0
 //    at 2^26 (0.76 of V9), 642.5 / 640.6 -> 628.3 / 628.1 at 2^28 (0.76). The few-tiles kernel's
 //    code is as before (its SASS differs only in register names).
+//  - Since 2026-11-26 (H200, scripts/probes/v10_phases, in turns with the kernel before and with a
+//    copy of this one; device time): warp sums of integers are redux.sync reductions (warp_sum),
+//    where five rounds of 64-bit shuffles each waited on the one before; a step that holds the
+//    input's end skips its padding's zeros in level 2 (float32's 28 of 32 elements a thread at
+//    2^10 went each through a shared-memory read-modify-write); and a block of a few tiles adds its
+//    window's last sums in its walk (thread_window::flush_limbs), with no barrier and no block
+//    threads' add_bins. Standard-normal data at 2^10 to 2^17: 0.1 to 0.45 us faster (float32 2^10
+//    7.04 -> 6.75, float64 2^11 6.91 -> 6.58); full-range float32 0.3 to 0.65 us (2^10 7.78 ->
+//    7.15), full-range float64 0.2 to 0.4 (2^10 9.54 -> 9.23); from 2^20, full-range float64 at
+//    2^28 597.0 -> 583.1 us, the rest within 1.7% either way. Full-range float64 at 2^10 still
+//    spends about 3000 clocks adding the threads' digits (add_to, after the steps' 2900; standard
+//    normal: 750 after 1150): its 11264 values are bound by the instructions that split and add
+//    them (Nsight Compute: 7383 of the kernel's 14835 warp instructions), so four threads a digit
+//    instead of a warp took the same 3030 clocks (tried, not kept).
 #include <climits>
 
 #include <cuda/atomic>
@@ -172,6 +186,10 @@ template <> struct window<double> {
 };
 
 template <class W> __device__ __forceinline__ constexpr int bin_exponent(int k) { return W::kTop - (k + 1) * W::kBinBits; }
+// The bit of the exact state (bit 0: 2^-1074) that is bin k's last place.
+template <class W> __host__ __device__ constexpr int unit_bit(int k) {
+    return W::kTop - (k + 1) * W::kBinBits - CURED_EXACT_UNIT_EXP;
+}
 
 // 2^e as T, exactly (e within T's normal range).
 template <class T> __device__ __forceinline__ T pow2(int e) {
@@ -202,6 +220,35 @@ template <class T> __host__ __device__ constexpr uint32_t key_of_pow2(int e) {
 }
 
 using cured::add_term;
+
+// The sum of v over the warp, in every lane, where the sum fits an int64. sm_80 up reduces a warp
+// in one instruction (redux.sync) on 32-bit integers: v in parts of 27, 27 and 10 bits, whose sums
+// over 32 lanes fit 32 bits, three independent reductions where 64-bit shuffles took five rounds of
+// two shuffles and an add each, one after another. Before sm_80, those shuffles.
+__device__ __forceinline__ int64_t warp_sum(int64_t v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr unsigned kPart = (1u << 27) - 1;
+    const unsigned low = __reduce_add_sync(0xffffffffu, unsigned(v) & kPart);
+    const unsigned middle = __reduce_add_sync(0xffffffffu, unsigned(uint64_t(v) >> 27) & kPart);
+    const int high = __reduce_add_sync(0xffffffffu, int(v >> 54));  // arithmetic: in [-2^9, 2^9)
+    return int64_t(uint64_t(low) + (uint64_t(middle) << 27) + (uint64_t(int64_t(high)) << 54));  // mod 2^64
+#else
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+#endif
+}
+
+// The OR of flags over the warp, in every lane.
+__device__ __forceinline__ unsigned warp_or(unsigned flags) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_or_sync(0xffffffffu, flags);
+#else
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, offset);
+    return flags;
+#endif
+}
 
 // Where the elements outside the window go, level 2. The state of a whole warp, with atomic adds,
 // makes lanes that hit one limb wait on each other, and on data over the whole exponent range most
@@ -260,9 +307,7 @@ struct thread_bins {
         word[kWords - 1] += carry;
 #pragma unroll
         for (int k = 0; k < kWords; ++k) {
-            int64_t v = word[k];
-#pragma unroll
-            for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+            const int64_t v = warp_sum(word[k]);
             if (lane == 0) warp_state[kFirstLimb + k] += (unsigned long long)v;
         }
     }
@@ -328,10 +373,11 @@ struct thread_digits {
     // each limb is summed apart (a part below 2^32, and a floored part below 2^47 in magnitude for a
     // digit below 2^63), so that no sum of 256 can overflow: the digits need no carry first. All
     // threads call it, after a barrier. SideBySide digits of a warp at a time, their loads and
-    // shuffles overlapping (one digit after another is a chain of five dependent shuffles each): all
-    // of a warp's (kDigitsPerWarp) in blocks of many tiles (ClearFirst), one in blocks of a few, where
-    // the unrolled code, run once on each SM, read 0.2 to 0.3 us slower at 2^10 to 2^17 (full-range
-    // float64, H200, 2026-11-26, scripts/probes/v10_phases); the header has the gain.
+    // reductions overlapping (one digit after another waits on its reductions each): all of a
+    // warp's (kDigitsPerWarp) in blocks of many tiles (ClearFirst), one in blocks of a few, where
+    // the unrolled code, run once on each SM, read 0.2 to 0.3 us slower at 2^10 to 2^17 with
+    // shuffles, and 0.1 to 0.9 us slower at 2^10 to 2^22 with redux.sync (full-range float64, H200,
+    // 2026-11-26, scripts/probes/v10_phases); the header has the gain.
     static constexpr int kDigitsPerWarp = (kDigits + kWarps - 1) / kWarps;
     template <int SideBySide>
     __device__ __forceinline__ void add_to(unsigned long long (*warp_limbs)[kLimbs], unsigned warp, unsigned lane) const {
@@ -351,12 +397,10 @@ struct thread_digits {
                 }
             }
 #pragma unroll
-            for (int o = 16; o > 0; o >>= 1)
-#pragma unroll
-                for (int i = 0; i < SideBySide; ++i) {
-                    low[i] += __shfl_down_sync(0xffffffffu, low[i], o);
-                    high[i] += __shfl_down_sync(0xffffffffu, high[i], o);
-                }
+            for (int i = 0; i < SideBySide; ++i) {
+                low[i] = warp_sum(low[i]);
+                high[i] = warp_sum(high[i]);
+            }
             if (lane == 0)
 #pragma unroll
                 for (int i = 0; i < SideBySide; ++i) {
@@ -426,16 +470,48 @@ template <class In> struct thread_window {
     __device__ __forceinline__ void flush(unsigned long long *limbs, unsigned lane) {
 #pragma unroll
         for (int k = 0; k < W::kBins; ++k) {
-            const int64_t v = warp_sum(k);
+            const int64_t v = bin_warp_sum(k);
             if (lane == 0 && v != 0) add_term<false>(limbs, term(k, v, 0));
         }
     }
-    // The last flush: the int64s, summed over the warp, into sums[bin] (by lane 0), for the block to
-    // add into its state once (add_bins); the warp's lane 0 spends its time on no pieces and limbs.
+    // The last flush of a block of a few tiles. Where each bin's last place lies in the state is
+    // known when compiling, so each thread first cuts its int64s into 32-bit pieces of the limbs
+    // they cover (kLimbSpan; a bin gives a limb one piece below 2^32) and adds them up a limb at a
+    // time; the warp sums the limbs, not the bins, and lane 0 adds kLimbSpan numbers at fixed places
+    // of its own warp's state: no test, no barrier. flush_last and add_bins, below, took 620 of a
+    // small sum's clocks (H200); this took 0.1 to 0.25 us off V10 at 2^10 to 2^17, both dtypes, both
+    // kinds of data (H200, 2026-11-26, scripts/probes/v10_phases, in turns with the kernel before).
+    // Blocks of many tiles (ClearFirst) keep flush_last and add_bins: with this, the kernel's
+    // schedule changed (not its loop's source) and full-range float64 read 2.6 to 5.2% slower from
+    // 2^24, where a block's end comes once in many tiles.
+    __device__ __forceinline__ void flush_limbs(unsigned long long *limbs, unsigned lane) {
+        constexpr int kFirstLimb = unit_bit<W>(W::kBins - 1) / 32;  // the lowest bin's last place
+        constexpr int kLimbSpan = unit_bit<W>(0) / 32 + 3 - kFirstLimb;  // up to two limbs above the highest's
+        static_assert(kFirstLimb + kLimbSpan <= kLimbs, "the window lies in the state");
+        int64_t part[kLimbSpan] = {};
+#pragma unroll
+        for (int k = 0; k < W::kBins; ++k) {
+            const int bit = unit_bit<W>(k), limb = bit / 32 - kFirstLimb, shift = bit % 32;
+            const uint64_t low = uint64_t(whole[k]) << shift;  // whole x 2^shift = low + high x 2^64
+            const int64_t high = shift != 0 ? whole[k] >> (64 - shift) : whole[k] >> 63;
+            part[limb] += int64_t(low & 0xffffffffu);
+            part[limb + 1] += int64_t(low >> 32);
+            part[limb + 2] += high;
+            whole[k] = 0;
+        }
+#pragma unroll
+        for (int j = 0; j < kLimbSpan; ++j) {
+            const int64_t v = warp_sum(part[j]);
+            if (lane == 0) limbs[kFirstLimb + j] += (unsigned long long)v;
+        }
+    }
+    // The last flush of a block of many tiles: the int64s, summed over the warp, into sums[bin] (by
+    // lane 0), for the block to add into its state once (add_bins); the warp's lane 0 spends its
+    // time on no pieces and limbs.
     __device__ __forceinline__ void flush_last(int64_t *sums, unsigned lane) {
 #pragma unroll
         for (int k = 0; k < W::kBins; ++k) {
-            const int64_t v = warp_sum(k);
+            const int64_t v = bin_warp_sum(k);
             if (lane == 0) sums[k] = v;
         }
     }
@@ -457,11 +533,9 @@ template <class In> struct thread_window {
     }
 
   private:
-    __device__ __forceinline__ int64_t warp_sum(int k) {
-        int64_t v = whole[k];
+    __device__ __forceinline__ int64_t bin_warp_sum(int k) {
+        const int64_t v = warp_sum(whole[k]);
         whole[k] = 0;
-#pragma unroll
-        for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
         return v;
     }
     // v units of bin k's last place, times 2^shift.
@@ -585,7 +659,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         if constexpr (ClearFirst) clear_state();
         for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
             cured::for_tile_steps<kThreads, kVectors, In, Aligned>(
-                in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(), [&](In (&v)[kVectors][kPerVector]) {
+                in, n, tile * t.tile, t, threadIdx.x, pad_value<In>(), [&](In (&v)[kVectors][kPerVector], bool inside) {
                     if constexpr (!ClearFirst)
                         if (!cleared) clear_state();  // every thread of the block, at its first step
                     // The step's elements, its largest magnitude's key and its signs, first.
@@ -617,17 +691,27 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                     if (exact_step) {
                         if constexpr (kThreadOwnBins<In>) {
                             own_used = true;
-                            if (magnitude_key < kInfinityKey<T>) {
+                            if (magnitude_key < kInfinityKey<T> && inside) {
 #pragma unroll
                                 for (int i = 0; i < kVectors * kPerVector; ++i) own.add_finite(key_of(x[i]));
+                            } else if (magnitude_key < kInfinityKey<T>) {  // the padding's zeros skipped
+#pragma unroll
+                                for (int i = 0; i < kVectors * kPerVector; ++i)
+                                    if (key_of(x[i]) << 1 != 0) own.add_finite(key_of(x[i]));
                             } else {
 #pragma unroll
                                 for (int i = 0; i < kVectors * kPerVector; ++i) flags |= add_outside(x[i], slow);
                             }
                         } else if (Digits && magnitude_key < kInfinityKey<T>) {
                             own_used = digits_used = true;
+                            if (inside) {
 #pragma unroll
-                            for (int i = 0; i < kVectors * kPerVector; ++i) digits->add_finite(bits_of(x[i]));
+                                for (int i = 0; i < kVectors * kPerVector; ++i) digits->add_finite(bits_of(x[i]));
+                            } else {
+#pragma unroll
+                                for (int i = 0; i < kVectors * kPerVector; ++i)
+                                    if (bits_of(x[i]) << 1 != 0) digits->add_finite(bits_of(x[i]));
+                            }
                         } else {
 #pragma unroll
                             for (int i = 0; i < kVectors * kPerVector; ++i) flags |= add_outside(x[i], slow);
@@ -649,12 +733,14 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         }
         if (!cleared) clear_state();  // a block given no tiles, which no grid here makes
         __syncwarp();
-        bins.flush_last(warp_bins[warp], lane);
+        if constexpr (ClearFirst) bins.flush_last(warp_bins[warp], lane);
+        else bins.flush_limbs(warp_state, lane);
         if constexpr (kThreadOwnBins<In>)
             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
         if constexpr (Digits)  // uncarried: add_to takes digits below 2^63
-            if (__syncthreads_or(digits_used))
+            if (__syncthreads_or(digits_used)) {
                 digits->template add_to<ClearFirst ? thread_digits::kDigitsPerWarp : 1>(warp_limbs, warp, lane);
+            }
         if (largest_key >= 0) flags |= CURED_EXACT_SIGN_CLEAR;
     } else {
         clear_state();
@@ -667,11 +753,10 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                 },
                 [] {});
     }
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, offset);  // sm_75 too
+    flags = warp_or(flags);
     if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);
     __syncthreads();
-    if constexpr (cured::is_floating<In>) {
+    if constexpr (cured::is_floating<In> && ClearFirst) {
         thread_window<In>::add_bins(warp_bins, warp_limbs);
         __syncthreads();
     }
