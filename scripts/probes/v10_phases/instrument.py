@@ -42,7 +42,12 @@ __device__ __forceinline__ long long global_ns() {
 ''')
     after('const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n', '    NS(0); STAMP(0);\n')
     after('        __syncthreads();\n        cleared = true;\n', '        STAMP(1);\n')
+    after('        if (!cleared) clear_state();  // a block given no tiles, which no grid here makes\n', '        STAMP(11);\n')
     after('if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);\n    __syncthreads();\n', '    STAMP(2);\n')
+    if 'if (__syncthreads_or(digits_used)) {\n' in src:  # float64's digits added (2026-11-26 on)
+        after('if (__syncthreads_or(digits_used)) {\n', '                STAMP(14);\n')
+        after('digits->template add_to<ClearFirst ? thread_digits::kDigitsPerWarp : 1>(warp_limbs, warp, lane);\n',
+              '                STAMP(15);\n')
     after('        thread_window<In>::add_bins(warp_bins, warp_limbs);\n        __syncthreads();\n', '        STAMP(3);\n')
     after('        block_limbs[threadIdx.x] = v;\n    }\n    __syncthreads();\n', '    STAMP(4);\n')
     after('            cluster_sync();\n', '            if (rank != 0) NS(1);\n')

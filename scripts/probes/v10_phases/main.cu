@@ -6,7 +6,9 @@
 // launches of the instrumented copy, whose stamps give, for the block that rounds (medians):
 //   clear  the first step's loads issued, then the block's state cleared, to its barrier
 //   walk   the rest of the tiles: the loads' wait, the window, level 2, the last flush, the flags
-//   bins   the warps' window sums into the state (add_bins)
+//          (steps: of which the steps alone, to the end of the block's last tile)
+//   bins   the warps' window sums into the state (add_bins: 0 since 2026-11-26, when a block of a few
+//          tiles adds them in its walk's last flush, flush_limbs)
 //   limbs  the warps' states added
 //   ticket a block of several: its state into the workspace and the ticket, or into the
 //          cluster's first block and the cluster barrier
@@ -175,7 +177,8 @@ int main() {
                     continue;
                 }
                 const int64_t tile = int64_t(256) * 8 * (16 / item), blocks = (n + tile - 1) / tile;
-                std::vector<std::vector<double>> phase(11);
+                std::vector<std::vector<double>> phase(12);
+                std::vector<double> digits_wait, digits_add;  // float64's digits: the barrier before adding them, and the adding
                 std::vector<double> span_us;
                 std::vector<long long> st(blocks * 16);
                 for (int r = 0; r < kWarmup + kStamped; ++r) {
@@ -202,11 +205,14 @@ int main() {
                         phase[k].push_back(p[k] != 0 ? double(p[k] - p[j]) : 0.0);
                     }
                     phase[10].push_back(double(p[8] - p[0]));
+                    phase[11].push_back(p[11] != 0 && p[1] != 0 ? double(p[11] - p[1]) : 0.0);
+                    digits_wait.push_back(p[14] != 0 ? double(p[14] - p[11]) : 0.0);
+                    digits_add.push_back(p[15] != 0 ? double(p[15] - p[14]) : 0.0);
                     span_us.push_back((last_ns - first_ns) * 1e-3);
                 }
-                printf(" | blocks %lld, first start to last end %.2f us | clear %.0f walk %.0f bins %.0f limbs %.0f ticket %.0f "
+                printf(" | blocks %lld, first start to last end %.2f us | clear %.0f walk %.0f (steps %.0f, digits' barrier %.0f, digits %.0f) bins %.0f limbs %.0f ticket %.0f "
                        "read %.0f lohi %.0f round %.0f (again %.0f) total %.0f\n",
-                       (long long)blocks, median(span_us), median(phase[1]), median(phase[2]), median(phase[3]),
+                       (long long)blocks, median(span_us), median(phase[1]), median(phase[2]), median(phase[11]), median(digits_wait), median(digits_add), median(phase[3]),
                        median(phase[4]), median(phase[5]), median(phase[6]), median(phase[7]), median(phase[8]),
                        median(phase[9]), median(phase[10]));
             }
