@@ -1,6 +1,6 @@
-// exact_term.cuh: an element into an exact state (exact.h: 32-bit limbs in int64) on the GPU, as
-// V10's kernels add it where its bits take the slow path: decoded into a term, then added limb by
-// limb.
+// exact_term.cuh: what V10's kernels share on the GPU: an element into an exact state (exact.h:
+// 32-bit limbs in int64), as they add it where its bits take the slow path (decoded into a term,
+// then added limb by limb), and the warp's reductions of integers and flags.
 #pragma once
 
 #include "../exact.h"
@@ -42,6 +42,35 @@ template <class In> __device__ __forceinline__ int term_of(In x, cured_exact_ter
         *term = cured_exact_term{negative, magnitude, -CURED_EXACT_UNIT_EXP};
         return magnitude != 0;
     }
+}
+
+// The sum of v over the warp, in every lane, where the sum fits an int64. sm_80 up reduces a warp
+// in one instruction (redux.sync) on 32-bit integers: v in parts of 27, 27 and 10 bits, whose sums
+// over 32 lanes fit 32 bits, three independent reductions where 64-bit shuffles took five rounds of
+// two shuffles and an add each, one after another. Before sm_80, those shuffles.
+__device__ __forceinline__ int64_t warp_sum(int64_t v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr unsigned kPart = (1u << 27) - 1;
+    const unsigned low = __reduce_add_sync(0xffffffffu, unsigned(v) & kPart);
+    const unsigned middle = __reduce_add_sync(0xffffffffu, unsigned(uint64_t(v) >> 27) & kPart);
+    const int high = __reduce_add_sync(0xffffffffu, int(v >> 54));  // arithmetic: in [-2^9, 2^9)
+    return int64_t(uint64_t(low) + (uint64_t(middle) << 27) + (uint64_t(int64_t(high)) << 54));  // mod 2^64
+#else
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+#endif
+}
+
+// The OR of flags over the warp, in every lane.
+__device__ __forceinline__ unsigned warp_or(unsigned flags) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_or_sync(0xffffffffu, flags);
+#else
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, offset);
+    return flags;
+#endif
 }
 
 }  // namespace cured

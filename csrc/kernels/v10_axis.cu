@@ -58,8 +58,7 @@ segments_plan segments_of(int64_t rows, int64_t length) {
 // where `out` is given, rounded into *out.
 __device__ __forceinline__ unsigned warp_round(int64_t *limbs, unsigned flags, unsigned lane, cured_dtype result,
                                                double *out) {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) flags |= __shfl_xor_sync(0xffffffffu, flags, o);
+    flags = cured::warp_or(flags);
     __syncwarp();
     if (lane == 0) {
         cured_exact_normalize(limbs, 0, kLimbs - 1);
