@@ -48,8 +48,8 @@
 //     code, with no copy of the state). A launch of one block over the whole input rounds its
 //     block's state itself: no global state, no ticket. An input of 2 to 8 tiles, on sm_90 up,
 //     launches as one cluster of blocks, a tile each: each block writes its carried state into
-//     the first block's shared memory (distributed shared memory), a cluster barrier, and the
-//     first block rounds.
+//     rows of the first block's shared memory (distributed shared memory), the cluster's barrier
+//     (whose first phase each block arrived at as it started), and the first block rounds.
 //
 // Window (kTop, bins x bits; elements it holds whole): float32 2^12, 4 x 16 (|x| >= 2^-29);
 // float64 2^24, 3 x 46 (|x| >= 2^-62); float16 2^16, 4 x 15 (every float16).
@@ -129,6 +129,15 @@
 //    normal: 750 after 1150): its 11264 values are bound by the instructions that split and add
 //    them (Nsight Compute: 7383 of the kernel's 14835 warp instructions), so four threads a digit
 //    instead of a warp took the same 3030 clocks (tried, not kept).
+//  - Since 2026-11-26 a cluster's blocks write their states into rows of their own in the first
+//    block's shared memory, where they wrote into its warp_limbs once every block was done with
+//    them: one full cluster barrier less (each block arrives at its first phase as it starts, and
+//    waits on it, long complete, before its remote stores). H100, scripts/probes/v10_phases, in
+//    turns in alternating order with the kernel before and a copy of it (device time, this / its
+//    copy against the kernel before / its copy): standard-normal float32 2^14 7.84 / 8.00 against
+//    8.38 / 8.16 us, 2^16 7.97 / 8.06 against 8.48 / 8.29; float64 2^14 8.00 / 8.06 against 8.45 /
+//    8.19; full-range float32 2^16 8.83 / 8.93 against 9.34 / 9.12, float64 2^14 10.24 / 10.34
+//    against 10.56 / 10.40; one block (2^10 to 2^13) and 2^20 to 2^28 within the copies' spread.
 #include <climits>
 
 #include <cuda/atomic>
@@ -547,12 +556,12 @@ constexpr int kClusterBlocks = 8;  // the largest cluster every sm_90 GPU runs
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ unsigned cluster_blocks() { return __clusterSizeInBlocks(); }
 __device__ __forceinline__ unsigned cluster_rank() { return __clusterRelativeBlockRank(); }
-// All threads of the cluster's blocks: the arrival releases their writes (to any block's shared
-// memory), the wait acquires the others'.
-__device__ __forceinline__ void cluster_sync() {
-    __cluster_barrier_arrive();
-    __cluster_barrier_wait();
-}
+// The cluster's barrier in halves: every thread of the cluster's blocks arrives, then waits for the
+// others' arrivals (threads that have exited count as arrived). The arrival with release makes this
+// thread's writes (to any block's shared memory) visible to those whose wait completes that phase.
+__device__ __forceinline__ void cluster_arrive_relaxed() { __cluster_barrier_arrive_relaxed(); }
+__device__ __forceinline__ void cluster_arrive_release() { __cluster_barrier_arrive(); }
+__device__ __forceinline__ void cluster_wait() { __cluster_barrier_wait(); }
 // The same shared variable in the cluster's first block.
 template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) {
     return static_cast<T *>(__cluster_map_shared_rank(p, 0));
@@ -560,7 +569,9 @@ template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) {
 #else
 __device__ __forceinline__ unsigned cluster_blocks() { return 1; }
 __device__ __forceinline__ unsigned cluster_rank() { return 0; }
-__device__ __forceinline__ void cluster_sync() {}
+__device__ __forceinline__ void cluster_arrive_relaxed() {}
+__device__ __forceinline__ void cluster_arrive_release() {}
+__device__ __forceinline__ void cluster_wait() {}
 template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) { return p; }
 #endif
 
@@ -578,9 +589,20 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
     __shared__ int64_t warp_bins[kWarps][window<std::conditional_t<cured::is_floating<In>, In, float>>::kBins];
     __shared__ std::conditional_t<kThreadOwnBins<In>, thread_bins, char> own;
-    __shared__ int64_t block_limbs[kLimbs];
     __shared__ unsigned block_flags;
     __shared__ int lowest, highest;  // the final state's non-zero limbs
+    // Where a cluster's blocks leave their carried states and flags for its first block, a row a
+    // block, apart from everything else: no barrier is needed before the other blocks write them
+    // but the one at the start. ClearFirst's blocks, of many tiles each, never form a cluster.
+    constexpr int kClusterRows = ClearFirst ? 1 : kClusterBlocks;
+    __shared__ unsigned long long cluster_limbs[kClusterRows][kLimbs];
+    __shared__ unsigned cluster_flags[kClusterRows];
+    // The block's state, its warps' states added: row 0 of warp_limbs, each limb's column summed
+    // by its thread. With 544 bytes of its own beside the cluster's rows, two float64 blocks and
+    // their digits take more than 196 KiB of an SM's shared memory, the next carveout 228 KiB
+    // (L1 32 KiB less); a first try that did so in both float64 kernels read 2 to 5% slower on
+    // full-range float64 from 2^22 elements (H100, 2026-11-26, scripts/probes/v10_phases).
+    int64_t *const block_limbs = reinterpret_cast<int64_t *>(warp_limbs[0]);
     __shared__ bool last_block;
     auto *const header = static_cast<exact_workspace *>(workspace);
     auto *const limbs = reinterpret_cast<unsigned long long *>(static_cast<char *>(workspace) + CURED_TILES_EXACT_OFFSET);
@@ -617,7 +639,12 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     // ticket). Or in one cluster of blocks: their states add in the first block's shared memory.
     const bool whole_input = first_tile == 0 && tiles_here == t.tiles;
     const bool alone = gridDim.x == 1 && whole_input;
-    const bool clustered = gridDim.x > 1 && whole_input && cluster_blocks() == gridDim.x;
+    const bool clustered = !ClearFirst && gridDim.x > 1 && whole_input && cluster_blocks() == gridDim.x;
+    // A block of a cluster arrives at the cluster's barrier as it starts; the wait that completes
+    // that phase, before the block writes into the first block's shared memory (which must have
+    // started), then finds every block long arrived: one barrier's latency less than a full
+    // barrier there (float32 0.3 to 0.6 us at 2^14 to 2^16, H100, scripts/probes/v10_phases).
+    if (clustered) cluster_arrive_relaxed();
     unsigned tiles_done = 0;
     if constexpr (cured::is_floating<In>) {
         using W = window<In>;
@@ -752,31 +779,28 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
             carried = own + (k > 0 ? block_limbs[k - 1] >> 32 : 0);
         }
         if (clustered) {
-            // The cluster's states add in its first block: each block's carried state into row
-            // `rank` of the first block's warp_limbs and its flags into warp_bins[rank][0] (both
-            // free once every block has added its warps' states), plain stores into that block's
-            // shared memory; a cluster barrier, whose arrival releases them and whose wait
-            // acquires them; then the first block rounds, as a block alone does.
-            static_assert(kClusterBlocks <= kWarps, "a row of warp_limbs a block of the cluster");
-            cluster_sync();  // every block is done with its warp_limbs and warp_bins
+            // The cluster's states add in its first block: each block's carried state and flags into
+            // its rows in that block's shared memory (plain stores), then a phase of the cluster's
+            // barrier, whose arrival releases them and whose wait, in the first block only (the
+            // others end), acquires them; then the first block rounds, as a block alone does.
+            cluster_wait();  // every block has started
             const unsigned rank = cluster_rank();
-            auto *const rows = cluster_first_block(warp_limbs);
-            auto *const flag_rows = cluster_first_block(warp_bins);
-            if (threadIdx.x < kLimbs) rows[rank][threadIdx.x] = (unsigned long long)carried;
-            if (threadIdx.x == 0) flag_rows[rank][0] = block_flags;
-            cluster_sync();
+            if (threadIdx.x < kLimbs) cluster_first_block(cluster_limbs)[rank][threadIdx.x] = (unsigned long long)carried;
+            if (threadIdx.x == 0) cluster_first_block(cluster_flags)[rank] = block_flags;
+            cluster_arrive_release();
             if (rank != 0) return;
+            cluster_wait();
             if (threadIdx.x < kLimbs) {
                 int64_t v = 0;
 #pragma unroll
-                for (unsigned r = 0; r < kClusterBlocks; ++r)
-                    if (r < gridDim.x) v += int64_t(warp_limbs[r][threadIdx.x]);
+                for (unsigned r = 0; r < kClusterRows; ++r)
+                    if (r < gridDim.x) v += int64_t(cluster_limbs[r][threadIdx.x]);
                 block_limbs[threadIdx.x] = v;
             }
             if (threadIdx.x == 0)
 #pragma unroll
-                for (unsigned r = 1; r < kClusterBlocks; ++r)
-                    if (r < gridDim.x) block_flags |= unsigned(warp_bins[r][0]);
+                for (unsigned r = 1; r < kClusterRows; ++r)
+                    if (r < gridDim.x) block_flags |= cluster_flags[r];
         } else {
             if (threadIdx.x < kLimbs) {
                 if (carried != 0) atomicAdd(limbs + threadIdx.x, (unsigned long long)carried);

@@ -50,8 +50,12 @@ __device__ __forceinline__ long long global_ns() {
               '                STAMP(15);\n')
     after('        thread_window<In>::add_bins(warp_bins, warp_limbs);\n        __syncthreads();\n', '        STAMP(3);\n')
     after('        block_limbs[threadIdx.x] = v;\n    }\n    __syncthreads();\n', '    STAMP(4);\n')
-    after('            cluster_sync();\n', '            if (rank != 0) NS(1);\n')
-    after('            if (rank != 0) return;\n', '            STAMP(5);\n')
+    if '            cluster_sync();\n' in src:  # the cluster's two full barriers (before 2026-11-26 05:30 UTC)
+        after('            cluster_sync();\n', '            if (rank != 0) NS(1);\n')
+        after('            if (rank != 0) return;\n', '            STAMP(5);\n')
+    else:  # its barrier in halves, the first arrival at the block's start
+        after('            cluster_arrive_release();\n', '            if (rank != 0) NS(1);\n')
+        after('            if (rank != 0) return;\n            cluster_wait();\n', '            STAMP(5);\n')
     after('''                if (last_block) counter.store(0, cuda::memory_order_relaxed);
             }
             __syncthreads();
