@@ -27,6 +27,11 @@ from cured.benchmark import full_range
 # float64 3; one. Up to 4 tiles of aligned input go through V9's one-block kernel, 2 to 8 through
 # V10's cluster of blocks (sm_90 up; float32 7, 3 and 2 tiles, float64 5 and 3, float16 4 and 2).
 LENGTHS = [2**20 + 3, 50000, 20000, 12000, 1000]
+# V10's float64 on full-range data: a launch of up to a wave of tiles (396 on an H100 or H200; the
+# host path's chunks are 128) takes the warps' words; in place on the device, these 513 tiles take
+# the threads' digits, and in one host chunk under a forced grid of 7 blocks the kernel that clears
+# them first (ClearFirst).
+EXACT_FLOAT64_LENGTHS = [2**21 + 5]
 DTYPES = ["float32", "int8", "float64", "float16"]
 
 try:
@@ -73,6 +78,16 @@ def runs(x, version):
             finally:
                 cured._cured._set_test_dynamic_shared(0)
         yield "host, no dynamic shared memory", without_dynamic_shared
+        if x.size in EXACT_FLOAT64_LENGTHS:
+            def one_chunk_seven_blocks():  # one launch of more tiles than a wave: ClearFirst
+                cured._cured._set_test_launch(7, 0)
+                cured._cured._set_staging(1, 64 << 20)
+                try:
+                    return cured.sum(x, version=version, device="gpu")
+                finally:
+                    cured._cured._set_test_launch(0, 0)
+                    cured._cured._set_staging(0, 0)
+            yield "host one chunk grid=7", one_chunk_seven_blocks
 
 
 AXIS_CASES = [((5, 7), 1), ((3, 20011), 1), ((20011, 3), 0), ((40, 5000), 0), ((6, 70, 9), (0, 2)), ((2, 3, 4), ()),
@@ -136,6 +151,8 @@ def main(argv):
             inputs = [(rng.standard_normal(n) * 50).astype(dtype) for n in LENGTHS]
             if cured.versions()[version].tree == "exact" and np.dtype(dtype).kind == "f":
                 inputs += [full_range(n, dtype, seed=2026) for n in LENGTHS]
+                if dtype == "float64":
+                    inputs += [full_range(n, dtype, seed=2026) for n in EXACT_FLOAT64_LENGTHS]
             for x in inputs:
                 n = x.size
                 model = cured.sum(x, version=version, device="cpu")

@@ -400,13 +400,16 @@ def float64_extremes(rng, n):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("blocks", [1, 5])
-def test_float64_state_of_each_thread(seed, blocks):
-    """float64's level 2 where each thread owns the state (csrc/kernels/v10_exact.cu, thread_digits):
-    with few blocks a thread carries its digits many times; the largest values stress its top digit,
-    and sums of many of them overflow to infinity or cancel exactly."""
+@pytest.mark.parametrize("n, chunk", [(2**20 + 5, 0), (2**21 + 5, 64 << 20)], ids=["warp_words", "thread_digits"])
+def test_float64_level_2(seed, blocks, n, chunk):
+    """float64's level 2 (csrc/kernels/v10_exact.cu): in a launch of at most a wave of tiles (396 on
+    an H100 or H200; the host path's chunks of 4 MiB are 128), each warp's words of 16-bit digits
+    (warp_words); beyond, each thread's digits (thread_digits: 513 tiles in one chunk), under a
+    forced grid in the kernel that clears them first. With few blocks the words are flushed, and
+    the digits carried, many times; the largest values stress the words' headroom and the top
+    digit, and sums of many of them overflow to infinity or cancel exactly."""
     rng = np.random.default_rng(seed)
     biggest = np.finfo(np.float64).max
-    n = 2**20 + 5
     cases = {
         "extremes": float64_extremes(rng, n),
         "overflow": np.full(n, biggest),
@@ -414,7 +417,11 @@ def test_float64_state_of_each_thread(seed, blocks):
         "cancel_to_max": np.concatenate([np.full(n // 2, -biggest), np.full(n // 2 + 1, biggest)]),
         "subnormals": wide_range(rng, "float64", n, top_gap=2040),
     }
-    check_under_grid(cases, blocks)
+    try:
+        cured._cured._set_staging(1 if chunk else 0, chunk)
+        check_under_grid(cases, blocks)
+    finally:
+        cured._cured._set_staging(0, 0)
 
 
 def binade_tops(rng, dtype, n, top_gap=0):

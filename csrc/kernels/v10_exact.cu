@@ -32,7 +32,9 @@
 //     one for each 16 binades, which add them exactly (thread_bins): a conversion, a shared load,
 //     a float64 add and a store an element, no branch. float64 elements go into a whole state of
 //     the thread's own, 44 digits of 48 bits (two plain shared adds an element, no branch), in
-//     dynamic shared memory where the GPU has 90 KiB a block for it (sm_80 up). A step with a NaN
+//     dynamic shared memory where the GPU has 90 KiB a block for it (sm_80 up); in a launch of at
+//     most a wave of tiles, a block a tile, into their warp's state of 16-bit digits instead
+//     (warp_words: five native 32-bit shared atomic adds an element, 4 KiB a block). A step with a NaN
 //     or an infinity is decoded element by element (its flags raised; float32's finite elements
 //     then go into the bins), and float64's such steps, and float64 on a GPU without that memory,
 //     add sign, integer and bit position into the warp's exact state (exact.h: 68 limbs of 32
@@ -138,6 +140,14 @@
 //    8.38 / 8.16 us, 2^16 7.97 / 8.06 against 8.48 / 8.29; float64 2^14 8.00 / 8.06 against 8.45 /
 //    8.19; full-range float32 2^16 8.83 / 8.93 against 9.34 / 9.12, float64 2^14 10.24 / 10.34
 //    against 10.56 / 10.40; one block (2^10 to 2^13) and 2^20 to 2^28 within the copies' spread.
+//  - Since 2026-11-26 float64 launches of at most a wave of tiles (396 on an H100 or H200: up to
+//    2^20 elements in one launch) take each warp's 16-bit digits (warp_words) where they took each
+//    thread's 48-bit ones, which a block cleared (90 KiB) and then added up (11264 values, about
+//    3000 clocks at 2^10). H100, scripts/probes/v10_phases, in turns as above (device time, this /
+//    its copy against the kernel before / its copy): full-range float64 2^10 8.32 / 8.38 against
+//    9.89 / 9.73 us, 2^13 9.22 / 9.09 against 10.27 / 10.27, 2^16 10.27 / 10.24 against 11.65 /
+//    11.17, 2^20 13.98 / 14.11 against 15.97 / 15.52; standard-normal float64 0.1 to 0.25 us faster
+//    at 2^10 to 2^12 (less to clear), the same beyond; 2^21 up and float32 unchanged.
 #include <climits>
 
 #include <cuda/atomic>
@@ -396,6 +406,48 @@ struct thread_digits {
     }
 };
 
+// float64's level 2 in a launch of a few tiles, a block a tile (one block, or one cluster), where the
+// threads' digits cost more to clear and to add up (90 KiB and 11264 values, about 3000 clocks at
+// 2^10 on full-range data) than their few elements do to add: each warp's own state in 16-bit
+// digits, a digit to an int32 word (word k: bits 16k up of the state), into which an element's
+// significand, shifted to its place, goes in five 16-bit pieces by native 32-bit shared atomic
+// adds (one instruction each on sm_90, where 64-bit ones are compare-and-swap loops). A piece is
+// below 2^16 in magnitude, and a word takes at most 2^15 of them between two flushes (kFlushSteps
+// steps of 16 elements for 32 lanes): no overflow. 4352 bytes a block, static.
+struct warp_words {
+    static constexpr int kWords = 2 * kLimbs;
+    static_assert(kWords >= 2045 / 16 + 5, "the highest element's five pieces fit");
+    static_assert(kFlushSteps * 16 * 32 <= (1 << 15), "a word takes at most 2^15 pieces between flushes");
+    int32_t word[kWarps][kWords];
+
+    __device__ __forceinline__ void clear() {
+        for (int k = threadIdx.x; k < kWarps * kWords; k += kThreads) (&word[0][0])[k] = 0;
+    }
+    // A finite float64 from its bits, into its warp's words.
+    __device__ __forceinline__ void add_finite(uint64_t bits, unsigned warp) {
+        const uint32_t exponent = uint32_t(bits >> 52) & 0x7ffu;
+        const uint64_t magnitude = (bits & 0xfffffffffffffull) | (uint64_t(exponent != 0) << 52);
+        const uint32_t place = max(exponent, 1u) - 1;  // its lowest bit's position
+        const uint32_t first = place / 16, shift = place % 16;
+        const uint64_t above = magnitude >> (16 - shift);  // the significand's bits above the first piece
+        const int sign = int64_t(bits) < 0 ? -1 : 1;
+        int32_t *const w = word[warp] + first;
+        atomicAdd(w, sign * int32_t(uint32_t(magnitude << shift) & 0xffffu));
+#pragma unroll
+        for (int k = 1; k < 5; ++k) atomicAdd(w + k, sign * int32_t(uint32_t(above >> (16 * (k - 1))) & 0xffffu));
+    }
+    // The warp's words into its state (limb j: words 2j and 2j + 1), each limb by one lane, and
+    // cleared; all lanes call it, after a __syncwarp that orders the state's other writers.
+    __device__ __forceinline__ void flush(unsigned long long *warp_state, unsigned warp, unsigned lane) {
+        for (int j = int(lane); j < kLimbs; j += 32) {
+            const int64_t v = int64_t(word[warp][2 * j]) + int64_t(word[warp][2 * j + 1]) * 65536;
+            word[warp][2 * j] = word[warp][2 * j + 1] = 0;
+            if (v != 0) warp_state[j] += (unsigned long long)v;
+        }
+        __syncwarp();
+    }
+};
+
 // An element the window does not hold (or its remainder) into the slow path's state; returns the
 // flags it raises (NaN, infinities, a clear sign bit).
 template <class T, class Store> __device__ __noinline__ unsigned add_outside(T x, Store *store) {
@@ -579,13 +631,16 @@ template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) { ret
 // float64's level 2 is the threads' digits, in the launch's dynamic shared memory. ClearFirst: each
 // block clears its state before it loads anything (float64's digits, blocks of kClearFirstTiles tiles
 // or more), else inside its first step (clear_state).
-template <class In, class Acc, bool Aligned, bool Digits, bool ClearFirst>
+template <class In, class Acc, bool Aligned, bool Digits, bool ClearFirst, bool Words = false>
 __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     reduce_v10(const In *in, Acc *out, int64_t n, int64_t first_tile, cured_tiles t, void *workspace,
                cured_dtype result) {
     static_assert(!Digits || std::is_same_v<In, double>, "the digits are float64's");
+    static_assert(!Words || (std::is_same_v<In, double> && !Digits && !ClearFirst), "the words are float64's, alone");
     extern __shared__ int64_t dynamic_shared[];
     auto *const digits = reinterpret_cast<thread_digits *>(dynamic_shared);
+    __shared__ std::conditional_t<Words, warp_words, char> words_here;
+    auto *const words = reinterpret_cast<warp_words *>(&words_here);
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
     __shared__ int64_t warp_bins[kWarps][window<std::conditional_t<cured::is_floating<In>, In, float>>::kBins];
     __shared__ std::conditional_t<kThreadOwnBins<In>, thread_bins, char> own;
@@ -619,6 +674,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         for (int k = threadIdx.x; k < kWarps * kLimbs; k += kThreads) (&warp_limbs[0][0])[k] = 0;
         if constexpr (kThreadOwnBins<In>) own.clear();
         if constexpr (Digits) digits->clear();
+        if constexpr (Words) words->clear();
         if (threadIdx.x == 0) {
             block_flags = 0;
             lowest = kLimbs;
@@ -712,6 +768,11 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                                 for (int i = 0; i < kVectors * kPerVector; ++i)
                                     if (bits_of(x[i]) << 1 != 0) digits->add_finite(bits_of(x[i]));
                             }
+                        } else if (Words && magnitude_key < kInfinityKey<T>) {
+                            own_used = true;
+#pragma unroll
+                            for (int i = 0; i < kVectors * kPerVector; ++i)
+                                if (bits_of(x[i]) << 1 != 0) words->add_finite(bits_of(x[i]), warp);  // zeros add nothing
                         } else {
 #pragma unroll
                             for (int i = 0; i < kVectors * kPerVector; ++i) flags |= add_outside(x[i], slow);
@@ -726,6 +787,10 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
                         if constexpr (Digits)
                             if (own_used) digits->carry();
+                        if constexpr (Words) {
+                            __syncwarp();
+                            words->flush(warp_state, warp, lane);
+                        }
                         own_used = false;
                         __syncwarp();
                     }
@@ -735,6 +800,11 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         __syncwarp();
         if constexpr (ClearFirst) bins.flush_last(warp_bins[warp], lane);
         else bins.flush_limbs(warp_state, lane);
+        if constexpr (Words)
+            if (__any_sync(0xffffffffu, own_used)) {
+                __syncwarp();
+                words->flush(warp_state, warp, lane);
+            }
         if constexpr (kThreadOwnBins<In>)
             if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
         if constexpr (Digits)  // uncarried: add_to takes digits below 2^63
@@ -881,11 +951,11 @@ template <class In, class Acc> struct v10_launcher {
         return cured::launch<Kernel>(unsigned(grid), kThreads, dynamic_bytes, stream, in, out, span.count,
                                      span.first / t.tile, t, workspace, span.result);
     }
-    template <bool Aligned, bool Digits>
+    template <bool Aligned, bool Digits, bool Words = false>
     static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
                            cudaStream_t stream) {
         constexpr size_t kDynamicBytes = Digits ? sizeof(thread_digits) : 0;
-        constexpr auto few_tiles = reduce_v10<In, Acc, Aligned, Digits, false>;
+        constexpr auto few_tiles = reduce_v10<In, Acc, Aligned, Digits, false, Words>;
         if (span.count == span.n && t.tiles >= 2 && t.tiles <= kClusterBlocks && cured_test_grid() == 0) {
             bool fits;
             const cudaError_t err = cured::cluster_fits<few_tiles>(kThreads, kClusterBlocks, kDynamicBytes, &fits);
@@ -910,7 +980,9 @@ template <class In, class Acc> struct v10_launcher {
         return launch_grid<few_tiles>(grid, in, out, span, t, workspace, kDynamicBytes, stream);
     }
     // float64 takes the threads' digits where the GPU has the shared memory for them (both kernels
-    // have the same static shared memory, so both or neither are granted it).
+    // have the same static shared memory, so both or neither are granted it); there a launch of at
+    // most a wave of tiles (a block a tile) takes the warps' words instead. Without that memory, the
+    // warp's state with atomics, as before sm_80, which the tests reach by capping it.
     template <bool Aligned>
     static cudaError_t run(const In *in, Acc *out, const cured_span &span, const cured_tiles &t, void *workspace,
                            cudaStream_t stream) {
@@ -920,7 +992,12 @@ template <class In, class Acc> struct v10_launcher {
             if (err == cudaSuccess)
                 err = cured::grant_dynamic_shared<reduce_v10<In, Acc, Aligned, true, true>>(sizeof(thread_digits), &granted_too);
             if (err != cudaSuccess) return err;
-            if (granted && granted_too) return run<Aligned, true>(in, out, span, t, workspace, stream);
+            if (!granted || !granted_too) return run<Aligned, false>(in, out, span, t, workspace, stream);
+            int64_t wave;  // the words kernel's blocks in one wave: no more tiles, and each block has one
+            err = cured::waves_grid<reduce_v10<In, Acc, Aligned, false, false, true>>(kThreads, 1, &wave);
+            if (err != cudaSuccess) return err;
+            return (span.count + t.tile - 1) / t.tile <= wave ? run<Aligned, false, true>(in, out, span, t, workspace, stream)
+                                                              : run<Aligned, true>(in, out, span, t, workspace, stream);
         }
         return run<Aligned, false>(in, out, span, t, workspace, stream);
     }
