@@ -42,8 +42,8 @@
 //     compare-and-swap loops: the slow path. Standard-normal data almost never comes to level 2;
 //     data over the whole exponent range mostly does.
 //  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
-//     and float64 exponent bins, made integers, into its state (lane 0, no atomics); every 64
-//     steps each thread carries its float64 digits; at the end the block adds the digits into its
+//     and float64 exponent bins, made integers, into its state (lane 0, no atomics), and its
+//     float64 words (a lane a limb); every 64 steps each thread carries its float64 digits; at the end the block adds the digits into its
 //     warps' states, and its warps' states, carries once, and adds the result into one state in
 //     the workspace with 68 global atomic adds. The block that completes the ticket (as V9's)
 //     reads that state, zeroes it for the next sum, and rounds it (cured_exact_round, the CPU's
