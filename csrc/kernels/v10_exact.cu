@@ -43,9 +43,9 @@
 //     data over the whole exponent range mostly does.
 //  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
 //     and float64 exponent bins, made integers, into its state (lane 0, no atomics), and its
-//     float64 words (a lane a limb); every 64 steps each thread carries its float64 digits; at the end the block adds the digits into its
-//     warps' states, and its warps' states, carries once, and adds the result into one state in
-//     the workspace with 68 global atomic adds. The block that completes the ticket (as V9's)
+//     float64 words (a lane a limb); every 64 steps each thread carries its float64 digits; at
+//     the end the block adds the digits into its warps' states, and its warps' states, carries
+//     once, and adds the result into one state in the workspace with 68 global atomic adds. The block that completes the ticket (as V9's)
 //     reads that state, zeroes it for the next sum, and rounds it (cured_exact_round, the CPU's
 //     code, with no copy of the state). A launch of one block over the whole input rounds its
 //     block's state itself: no global state, no ticket. An input of 2 to 8 tiles, on sm_90 up,
@@ -327,6 +327,17 @@ struct thread_bins {
 // H100 (16.19 against 15.71 / 15.68 us at 2^20): the stores then wait for the loads instead of
 // overlapping them. Not kept. float32's exponent bins cleared so: nothing gained on
 // standard-normal data, 0.1 to 0.25 us lost on full-range data (H200).
+// A finite float64's significand (its implicit bit included) and the position of its lowest bit in
+// the exact state (bit 0: 2^-1074), from its bits: what both of float64's level-2 stores add.
+struct float64_parts {
+    uint64_t magnitude;
+    uint32_t place;
+};
+__device__ __forceinline__ float64_parts parts_of(uint64_t bits) {
+    const uint32_t exponent = uint32_t(bits >> 52) & 0x7ffu;
+    return {(bits & 0xfffffffffffffull) | (uint64_t(exponent != 0) << 52), max(exponent, 1u) - 1};
+}
+
 struct thread_digits {
     static constexpr int kDigits = 44, kDigitBits = 48;
     static_assert(kDigits * kDigitBits >= 2046 + 53 && (kDigits - 1) * kDigitBits / 32 + 1 < kLimbs,
@@ -340,9 +351,9 @@ struct thread_digits {
     }
     // A finite float64 from its bits.
     __device__ __forceinline__ void add_finite(uint64_t bits) {
-        const uint32_t exponent = uint32_t(bits >> 52) & 0x7ffu;
-        const int64_t magnitude = int64_t(bits & 0xfffffffffffffull) | (int64_t(exponent != 0) << 52);
-        const uint32_t place = max(exponent, 1u) - 1;  // its lowest bit's position
+        const float64_parts parts = parts_of(bits);
+        const int64_t magnitude = int64_t(parts.magnitude);
+        const uint32_t place = parts.place;
         const uint32_t d = place / kDigitBits, s = place - d * kDigitBits;
         const int64_t sign = int64_t(bits) >> 63;  // 0 or -1
         const int64_t value = (magnitude ^ sign) - sign;
@@ -406,9 +417,9 @@ struct thread_digits {
     }
 };
 
-// float64's level 2 in a launch of a few tiles, a block a tile (one block, or one cluster), where the
-// threads' digits cost more to clear and to add up (90 KiB and 11264 values, about 3000 clocks at
-// 2^10 on full-range data) than their few elements do to add: each warp's own state in 16-bit
+// float64's level 2 in a launch of at most a wave of tiles, a block a tile, where the threads'
+// digits cost more to clear and to add up (90 KiB and 11264 values, about 3000 clocks at 2^10 on
+// full-range data) than a tile's elements do to add: each warp's own state in 16-bit
 // digits, a digit to an int32 word (word k: bits 16k up of the state), into which an element's
 // significand, shifted to its place, goes in five 16-bit pieces by native 32-bit shared atomic
 // adds (one instruction each on sm_90, where 64-bit ones are compare-and-swap loops). A piece is
@@ -425,10 +436,9 @@ struct warp_words {
     }
     // A finite float64 from its bits, into its warp's words.
     __device__ __forceinline__ void add_finite(uint64_t bits, unsigned warp) {
-        const uint32_t exponent = uint32_t(bits >> 52) & 0x7ffu;
-        const uint64_t magnitude = (bits & 0xfffffffffffffull) | (uint64_t(exponent != 0) << 52);
-        const uint32_t place = max(exponent, 1u) - 1;  // its lowest bit's position
-        const uint32_t first = place / 16, shift = place % 16;
+        const float64_parts parts = parts_of(bits);
+        const uint64_t magnitude = parts.magnitude;
+        const uint32_t first = parts.place / 16, shift = parts.place % 16;
         const uint64_t above = magnitude >> (16 - shift);  // the significand's bits above the first piece
         const int sign = int64_t(bits) < 0 ? -1 : 1;
         int32_t *const w = word[warp] + first;
@@ -630,7 +640,7 @@ template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) { ret
 // `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says. Digits:
 // float64's level 2 is the threads' digits, in the launch's dynamic shared memory. ClearFirst: each
 // block clears its state before it loads anything (float64's digits, blocks of kClearFirstTiles tiles
-// or more), else inside its first step (clear_state).
+// or more), else inside its first step (clear_state). Words: float64's level 2 is the warps' words.
 template <class In, class Acc, bool Aligned, bool Digits, bool ClearFirst, bool Words = false>
 __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     reduce_v10(const In *in, Acc *out, int64_t n, int64_t first_tile, cured_tiles t, void *workspace,
