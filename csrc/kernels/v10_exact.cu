@@ -140,6 +140,12 @@
 //    8.38 / 8.16 us, 2^16 7.97 / 8.06 against 8.48 / 8.29; float64 2^14 8.00 / 8.06 against 8.45 /
 //    8.19; full-range float32 2^16 8.83 / 8.93 against 9.34 / 9.12, float64 2^14 10.24 / 10.34
 //    against 10.56 / 10.40; one block (2^10 to 2^13) and 2^20 to 2^28 within the copies' spread.
+//    On an H200 it cost the ClearFirst kernel, which never forms a cluster, 4 to 5% (in turns:
+//    full-range float64 2^26 168.4 against 162.3 us, 2^28 646.5 against 615.6): Nsight Compute at
+//    locked clocks counted the same instructions in 6% more cycles (dispatch and math-pipe stalls
+//    up), ptxas having scheduled the unchanged loop otherwise; putting back its own block_limbs, or
+//    the run-time cluster test, one at a time, did not bring it back. The decode below more than
+//    makes up for it.
 //  - Since 2026-11-26 float64 launches of at most a wave of tiles (396 on an H100 or H200: up to
 //    2^20 elements in one launch) take each warp's 16-bit digits (warp_words) where they took each
 //    thread's 48-bit ones, which a block cleared (90 KiB) and then added up (11264 values, about
@@ -148,6 +154,17 @@
 //    9.89 / 9.73 us, 2^13 9.22 / 9.09 against 10.27 / 10.27, 2^16 10.27 / 10.24 against 11.65 /
 //    11.17, 2^20 13.98 / 14.11 against 15.97 / 15.52; standard-normal float64 0.1 to 0.25 us faster
 //    at 2^10 to 2^12 (less to clear), the same beyond; 2^21 up and float32 unchanged.
+//  - Since 2026-11-26 float64's decode takes 30 instructions an element in the digits' loop where
+//    it took 35 (SASS): the implicit bit set in the high word alone (parts_of), place / 48 as a
+//    multiply and a shift without the compiler's mask, and each thread's digit column taken once,
+//    so that an element's address is one multiply-add (thread_digits::add_finite). Blocks of many
+//    tiles are bound by their instructions on an H200 (Nsight Compute, 2^26: 62% issue active,
+//    dispatch and math-pipe stalls). H200, scripts/probes/v10_phases, in turns (device time, this
+//    / its copy against the kernel before; 86147a7's, before the cluster change, in brackets):
+//    full-range float64 2^22 21.2 / 21.5 against 22.9 (22.7) us, 2^26 156.3 / 155.5 against 169.3
+//    (162.3), 2^28 594.1 / 593.5 against 655.8 (617.1): 0.80 of V9 from 2^26 (0.74 before); 2^16
+//    and 2^20 (the warps' words) within 0.2 us; standard-normal data and float32 unchanged. Not yet
+//    measured on an H100, where these lengths wait on memory.
 #include <climits>
 
 #include <cuda/atomic>
@@ -334,8 +351,11 @@ struct float64_parts {
     uint32_t place;
 };
 __device__ __forceinline__ float64_parts parts_of(uint64_t bits) {
-    const uint32_t exponent = uint32_t(bits >> 52) & 0x7ffu;
-    return {(bits & 0xfffffffffffffull) | (uint64_t(exponent != 0) << 52), max(exponent, 1u) - 1};
+    const uint32_t high = uint32_t(bits >> 32), exponent = (high >> 20) & 0x7ffu;
+    // The implicit bit set in the high word: a select and an AND-OR, where a 64-bit OR of the flag
+    // shifted took four instructions.
+    const uint32_t significand_high = (high & 0xfffffu) | (exponent != 0 ? 0x100000u : 0u);
+    return {uint64_t(significand_high) << 32 | uint32_t(bits), max(exponent, 1u) - 1};
 }
 
 struct thread_digits {
@@ -349,16 +369,21 @@ struct thread_digits {
 #pragma unroll
         for (int d = 0; d < kDigits; ++d) digit[d][threadIdx.x] = 0;
     }
-    // A finite float64 from its bits.
-    __device__ __forceinline__ void add_finite(uint64_t bits) {
+    // This thread's digit 0; digit d is column[d * kThreads].
+    __device__ __forceinline__ int64_t *column() { return &digit[0][threadIdx.x]; }
+    // A finite float64 from its bits, into the digits of `column` (this thread's, taken once).
+    __device__ __forceinline__ static void add_finite(uint64_t bits, int64_t *column) {
+        static_assert(kDigitBits == 48, "place / 48 below");
         const float64_parts parts = parts_of(bits);
         const int64_t magnitude = int64_t(parts.magnitude);
         const uint32_t place = parts.place;
-        const uint32_t d = place / kDigitBits, s = place - d * kDigitBits;
+        // place / 48 for any place below 2^16 (43691 * 48 = 2^21 + 16), without the mask to 16 bits
+        // that the compiler's own division adds.
+        const uint32_t d = (place * 43691u) >> 21, s = place - d * kDigitBits;
         const int64_t sign = int64_t(bits) >> 63;  // 0 or -1
         const int64_t value = (magnitude ^ sign) - sign;
-        digit[d][threadIdx.x] += int64_t(uint64_t(value) << s) & kDigitMask;
-        digit[d + 1][threadIdx.x] += value >> (kDigitBits - s);  // arithmetic: floor, so the two add to value << s
+        column[d * kThreads] += int64_t(uint64_t(value) << s) & kDigitMask;
+        column[(d + 1) * kThreads] += value >> (kDigitBits - s);  // arithmetic: floor, so the two add to value << s
     }
     // This thread's digits back into [0, 2^48), carrying upwards.
     __device__ __forceinline__ void carry() {
@@ -649,6 +674,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     static_assert(!Words || (std::is_same_v<In, double> && !Digits && !ClearFirst), "the words are float64's, alone");
     extern __shared__ int64_t dynamic_shared[];
     auto *const digits = reinterpret_cast<thread_digits *>(dynamic_shared);
+    int64_t *const digit_column = digits->column();
     __shared__ std::conditional_t<Words, warp_words, char> words_here;
     auto *const words = reinterpret_cast<warp_words *>(&words_here);
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
@@ -772,11 +798,11 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                             own_used = digits_used = true;
                             if (inside) {
 #pragma unroll
-                                for (int i = 0; i < kVectors * kPerVector; ++i) digits->add_finite(bits_of(x[i]));
+                                for (int i = 0; i < kVectors * kPerVector; ++i) thread_digits::add_finite(bits_of(x[i]), digit_column);
                             } else {
 #pragma unroll
                                 for (int i = 0; i < kVectors * kPerVector; ++i)
-                                    if (bits_of(x[i]) << 1 != 0) digits->add_finite(bits_of(x[i]));
+                                    if (bits_of(x[i]) << 1 != 0) thread_digits::add_finite(bits_of(x[i]), digit_column);
                             }
                         } else if (Words && magnitude_key < kInfinityKey<T>) {
                             own_used = true;
