@@ -43,15 +43,16 @@
 //     data over the whole exponent range mostly does.
 //  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
 //     and float64 exponent bins, made integers, into its state (lane 0, no atomics), and its
-//     float64 words (a lane a limb); every 64 steps each thread carries its float64 digits; at
-//     the end the block adds the digits into its warps' states, and its warps' states, carries
-//     once, and adds the result into one state in the workspace with 68 global atomic adds. The block that completes the ticket (as V9's)
-//     reads that state, zeroes it for the next sum, and rounds it (cured_exact_round, the CPU's
-//     code, with no copy of the state). A launch of one block over the whole input rounds its
-//     block's state itself: no global state, no ticket. An input of 2 to 8 tiles, on sm_90 up,
-//     launches as one cluster of blocks, a tile each: each block writes its carried state into
-//     rows of the first block's shared memory (distributed shared memory), the cluster's barrier
-//     (whose first phase each block arrived at as it started), and the first block rounds.
+//     float64 words (a lane a limb); every 64 steps each thread carries its float64 digits; at the
+//     end the block adds the digits into its warps' states, and its warps' states, carries once,
+//     and adds the result into one state in the workspace with 68 global atomic adds. The block
+//     that completes the ticket (as V9's) reads that state, zeroes it for the next sum, and rounds
+//     it (cured_exact_round, the CPU's code, with no copy of the state). A launch of one block over
+//     the whole input rounds its block's state itself: no global state, no ticket. An input of 2 to
+//     8 tiles, on sm_90 up, launches as one cluster of blocks, a tile each: each block writes its
+//     carried state into rows of the first block's shared memory (distributed shared memory), the
+//     cluster's barrier (whose first phase each block arrived at as it started), and the first
+//     block rounds.
 //
 // Window (kTop, bins x bits; elements it holds whole): float32 2^12, 4 x 16 (|x| >= 2^-29);
 // float64 2^24, 3 x 46 (|x| >= 2^-62); float16 2^16, 4 x 15 (every float16).
@@ -798,7 +799,8 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                             own_used = digits_used = true;
                             if (inside) {
 #pragma unroll
-                                for (int i = 0; i < kVectors * kPerVector; ++i) thread_digits::add_finite(bits_of(x[i]), digit_column);
+                                for (int i = 0; i < kVectors * kPerVector; ++i)
+                                    thread_digits::add_finite(bits_of(x[i]), digit_column);
                             } else {
 #pragma unroll
                                 for (int i = 0; i < kVectors * kPerVector; ++i)
