@@ -40,21 +40,27 @@ except ImportError:  # device-input cases need CuPy
     cupy = None
 
 
+def host_sum(x, version, blocks, misalign, lanes, chunk):
+    """x summed from host memory on the GPU under a forced grid, chunk placement and staging (0: the
+    defaults), the hooks reset after."""
+    cured._cured._set_test_launch(blocks, misalign)
+    cured._cured._set_staging(lanes, chunk)
+    try:
+        return cured.sum(x, version=version, device="gpu")
+    finally:
+        cured._cured._set_test_launch(0, 0)
+        cured._cured._set_staging(0, 0)
+
+
 def runs(x, version):
     """(label, thunk) for each way this input is summed."""
     tiled = cured.versions()[version].schedule == "tiles"
     # Tiled versions also run with few blocks (several tiles each) and misaligned chunks.
     for blocks, misalign in [(0, 0), (7, x.itemsize)] if tiled else [(0, 0)]:
         for lanes, chunk in [(0, 0), (3, 64 << 10)]:
-            def host(blocks=blocks, misalign=misalign, lanes=lanes, chunk=chunk):
-                cured._cured._set_test_launch(blocks, misalign)
-                cured._cured._set_staging(lanes, chunk)
-                try:
-                    return cured.sum(x, version=version, device="gpu")
-                finally:
-                    cured._cured._set_test_launch(0, 0)
-                    cured._cured._set_staging(0, 0)
-            yield f"host grid={blocks or 'auto'} misalign={misalign} lanes={lanes or 'auto'} chunk={chunk or 'auto'}", host
+            yield (f"host grid={blocks or 'auto'} misalign={misalign} lanes={lanes or 'auto'} chunk={chunk or 'auto'}",
+                   lambda blocks=blocks, misalign=misalign, lanes=lanes, chunk=chunk:
+                   host_sum(x, version, blocks, misalign, lanes, chunk))
     if cupy is not None:
         d = cupy.asarray(x)
         yield "device in place", lambda: cured.sum(d, version=version)
@@ -78,16 +84,8 @@ def runs(x, version):
             finally:
                 cured._cured._set_test_dynamic_shared(0)
         yield "host, no dynamic shared memory", without_dynamic_shared
-        if x.size in EXACT_FLOAT64_LENGTHS:
-            def one_chunk_seven_blocks():  # one launch of more tiles than a wave: ClearFirst
-                cured._cured._set_test_launch(7, 0)
-                cured._cured._set_staging(1, 64 << 20)
-                try:
-                    return cured.sum(x, version=version, device="gpu")
-                finally:
-                    cured._cured._set_test_launch(0, 0)
-                    cured._cured._set_staging(0, 0)
-            yield "host one chunk grid=7", one_chunk_seven_blocks
+        if x.size in EXACT_FLOAT64_LENGTHS:  # one launch of more tiles than a wave: ClearFirst
+            yield "host one chunk grid=7", lambda: host_sum(x, version, 7, 0, 1, 64 << 20)
 
 
 AXIS_CASES = [((5, 7), 1), ((3, 20011), 1), ((20011, 3), 0), ((40, 5000), 0), ((6, 70, 9), (0, 2)), ((2, 3, 4), ()),
