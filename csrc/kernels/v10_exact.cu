@@ -167,7 +167,7 @@
 //    and 2^20 (the warps' words) within 0.2 us; standard-normal data and float32 unchanged. On an
 //    H100, where these lengths wait on memory, in turns against the kernel before (2026-11-26 08:41
 //    UTC): full-range float64 2^22 23.7 against 25.0 us, 2^26 188.9 against 190.5, 2^28 713.1
-//    against 719.0; every other row within 0.2%.
+//    against 719.0; every other row within 0.4%.
 #include <climits>
 
 #include <cuda/atomic>
