@@ -42,7 +42,8 @@
 //     compare-and-swap loops: the slow path. Standard-normal data almost never comes to level 2;
 //     data over the whole exponent range mostly does.
 //  3. Global memory, the combine. Every 64 steps and at the end, each warp adds its threads' int64s
-//     and float64 exponent bins, made integers, into its state (lane 0, no atomics), and its
+//     and float64 exponent bins, made integers, into its state (lane 0, no atomics; a block of one
+//     tile sums its exponent bins over all its threads first, exactly in float64), and its
 //     float64 words (a lane a limb); every 64 steps each thread carries its float64 digits; at the
 //     end the block adds the digits into its warps' states, and its warps' states, carries once,
 //     and adds the result into one state in the workspace with 68 global atomic adds. The block
@@ -168,6 +169,22 @@
 //    H100, where these lengths wait on memory, in turns against the kernel before (2026-11-26 08:41
 //    UTC): full-range float64 2^22 23.7 against 25.0 us, 2^26 188.9 against 190.5, 2^28 713.1
 //    against 719.0; every other row within 0.4%.
+//  - Since 2026-11-26 a block of at most 2^14 float32 (or float16) elements, a tile, sums its
+//    threads' exponent bins in float64 across the block before it makes integers of them
+//    (thread_bins::flush_block): about 60 instructions a warp where each warp's carry through
+//    16-bit chunks took 500 (Nsight Compute, H100: a sixth of a full-range float32 2^10 sum's
+//    samples). H100, scripts/probes/v10_phases, two runs in turns with the kernel before (device
+//    time: this and its copy, then this, against the kernel before in each run): full-range float32
+//    2^10 7.87 / 7.84, 7.81 against 8.03, 8.16 us; 2^12 7.65 / 7.58, 7.52 against 7.74, 7.84; 2^14
+//    8.54 / 8.51, 8.48 against 8.67, 8.70; 2^17 9.50 / 9.44, 9.41 against 9.70, 9.76. The walk's end
+//    after its steps took 1422 clocks at 2^10 (1595 before, on another H100). Standard-normal data
+//    (which never uses the bins), float64 and lengths from 2^20 within the copies' spread. Not kept:
+//    the step that holds the input's end walking only those of its threads' vectors that hold input
+//    (float32 2^10: 4 elements a thread, not 32), for the window too: no faster at 2^10 to 2^17, and
+//    the window's second copy in the loop cost standard-normal float32 2% to 14% from 2^20 (11.97
+//    against 10.24 us at 2^20, 97.95 against 95.94 at 2^26); for level 2 alone, within the spread.
+//    Nor a butterfly of warp shuffles in place of the chunks (exact for any flush, the bins cut in
+//    two): 31 double shuffles a warp, all warps at once; the walk's end took 1882 clocks.
 #include <climits>
 
 #include <cuda/atomic>
@@ -279,8 +296,10 @@ using cured::warp_sum;
 // take the warp's state, with atomics. (Four copies of that a warp, by lane, measured no faster: 166
 // against 170 GB/s.)
 constexpr int kExponentBins = 16;
-constexpr int kFirstChunk = (-150 - CURED_EXACT_UNIT_EXP) / 16;  // bin 0's last place is bit 12 of chunk 57
-static_assert(kFirstChunk == 57 && (-150 - CURED_EXACT_UNIT_EXP) % 16 == 12, "2^-150 is bit 12 of chunk 57");
+constexpr int kUnitExponent = -150;                              // bin b's unit: 2^(kUnitExponent + 16b)
+constexpr int kUnitBit = kUnitExponent - CURED_EXACT_UNIT_EXP;   // bin 0's unit, a bit of the state
+constexpr int kFirstChunk = kUnitBit / 16;  // bin 0's last place is bit 12 of chunk 57
+static_assert(kFirstChunk == 57 && kUnitBit % 16 == 12, "2^-150 is bit 12 of chunk 57");
 
 template <class In> constexpr bool kThreadOwnBins = std::is_same_v<In, float> || std::is_same_v<In, __half>;
 
@@ -321,6 +340,42 @@ struct thread_bins {
         for (int k = 0; k < kWords; ++k) {
             const int64_t v = warp_sum(word[k]);
             if (lane == 0) warp_state[kFirstLimb + k] += (unsigned long long)v;
+        }
+    }
+    // The block's last flush where it added at most 2^14 elements, a tile of float32 or float16: any
+    // sum of its bins' values is then exact in float64 (below 2^53 units), so that the block sums
+    // each bin over its threads in float64 before it makes integers of it. Warp w takes bins 2w and
+    // 2w + 1, a half-warp each: a lane sums 16 threads' values, the half's 16 lanes their sums, and
+    // lane 0 adds both bins, their units cut into 32-bit pieces, into four limbs of warp w's state.
+    // About 60 instructions a warp where flush takes 500, most of them one chain through the carries
+    // (Nsight Compute, full-range float32 2^10 and 2^13, H100, 2026-11-26); the header has the gain.
+    // All threads call it, after a barrier that follows their last additions; another must follow
+    // before the warps' states are read.
+    static constexpr int64_t kBlockElements = int64_t(1) << 14;
+    __device__ __forceinline__ void flush_block(unsigned long long (*warp_limbs)[kLimbs], unsigned warp, unsigned lane) {
+        static_assert(kExponentBins == 2 * kWarps && kThreads == 16 * 16, "two bins a warp, 16 threads' values a lane");
+        static_assert(kUnitBit % 32 >= 16 && kUnitBit % 16 != 0,
+                      "bin 2w + 1's unit lies in the limb after bin 2w's, and neither is bit 0 of a limb");
+        const int b = int(2 * warp + lane / 16), first = int(lane % 16) * 16;
+        double sum = 0.0;
+#pragma unroll
+        for (int k = 0; k < 16; ++k) sum += bin[b][first + (k + int(lane)) % 16];  // a half's lanes, 16 banks
+#pragma unroll
+        for (int offset = 8; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        // units x 2^shift = low + high x 2^64, bin b's unit being bit `shift` of its limb
+        const int64_t units = __double2ll_rn(sum * __longlong_as_double(int64_t(1023 - kUnitExponent - 16 * b) << 52));
+        const int shift = (kUnitBit + 16 * b) % 32;
+        const uint64_t low = uint64_t(units) << shift;
+        const int64_t piece[3] = {int64_t(low & 0xffffffffu), int64_t(low >> 32), units >> (64 - shift)};
+        int64_t next[3];  // lane 16's: bin 2w + 1's, a limb higher
+#pragma unroll
+        for (int k = 0; k < 3; ++k) next[k] = __shfl_down_sync(0xffffffffu, piece[k], 16);
+        if (lane == 0) {
+            unsigned long long *const limb = warp_limbs[warp] + (kUnitBit + 32 * warp) / 32;
+            limb[0] += (unsigned long long)piece[0];
+            limb[1] += (unsigned long long)(piece[1] + next[0]);
+            limb[2] += (unsigned long long)(piece[2] + next[1]);
+            limb[3] += (unsigned long long)next[2];
         }
     }
 };
@@ -741,6 +796,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     // barrier there (float32 0.3 to 0.6 us at 2^14 to 2^16, H100, scripts/probes/v10_phases).
     if (clustered) cluster_arrive_relaxed();
     unsigned tiles_done = 0;
+    bool own_in_block = false;  // this thread's bins hold elements for the block's flush_block
     if constexpr (cured::is_floating<In>) {
         using W = window<In>;
         using T = typename W::T;
@@ -845,8 +901,11 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                 __syncwarp();
                 words->flush(warp_state, warp, lane);
             }
-        if constexpr (kThreadOwnBins<In>)
-            if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
+        if constexpr (kThreadOwnBins<In>) {
+            own_in_block = int64_t(tiles_done) * t.tile <= thread_bins::kBlockElements;
+            if (own_in_block) own_in_block = own_used;  // flush_block, after the block's barrier
+            else if (__any_sync(0xffffffffu, own_used)) own.flush(warp_state, lane);
+        }
         if constexpr (Digits)  // uncarried: add_to takes digits below 2^63
             if (__syncthreads_or(digits_used)) {
                 digits->template add_to<ClearFirst ? thread_digits::kDigitsPerWarp : 1>(warp_limbs, warp, lane);
@@ -865,7 +924,14 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     }
     flags = warp_or(flags);
     if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);
-    __syncthreads();
+    if constexpr (kThreadOwnBins<In>) {
+        if (__syncthreads_or(own_in_block)) {
+            own.flush_block(warp_limbs, warp, lane);
+            __syncthreads();
+        }
+    } else {
+        __syncthreads();
+    }
     if constexpr (cured::is_floating<In> && ClearFirst) {
         thread_window<In>::add_bins(warp_bins, warp_limbs);
         __syncthreads();

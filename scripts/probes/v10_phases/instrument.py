@@ -43,7 +43,10 @@ __device__ __forceinline__ long long global_ns() {
     after('const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n', '    NS(0); STAMP(0);\n')
     after('        __syncthreads();\n        cleared = true;\n', '        STAMP(1);\n')
     after('        if (!cleared) clear_state();  // a block given no tiles, which no grid here makes\n', '        STAMP(11);\n')
-    after('if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);\n    __syncthreads();\n', '    STAMP(2);\n')
+    if 'own.flush_block(warp_limbs, warp, lane);' in src:  # float32's block flush (2026-11-26 on)
+        after('    } else {\n        __syncthreads();\n    }\n', '    STAMP(2);\n')
+    else:
+        after('if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);\n    __syncthreads();\n', '    STAMP(2);\n')
     if 'if (__syncthreads_or(digits_used)) {\n' in src:  # float64's digits added (2026-11-26 on)
         after('if (__syncthreads_or(digits_used)) {\n', '                STAMP(14);\n')
         after('digits->template add_to<ClearFirst ? thread_digits::kDigitsPerWarp : 1>(warp_limbs, warp, lane);\n',
