@@ -185,6 +185,16 @@
 //    against 10.24 us at 2^20, 97.95 against 95.94 at 2^26); for level 2 alone, within the spread.
 //    Nor a butterfly of warp shuffles in place of the chunks (exact for any flush, the bins cut in
 //    two): 31 double shuffles a warp, all warps at once; the walk's end took 1882 clocks.
+//  - Since 2026-11-26 a warp whose step sends one lane to level 2 at once sends all its lanes there,
+//    where level 2 is float32's exponent bins or float64's words (launches of at most a wave): at
+//    2^10, 4 elements a lane, most warps ran the window for their few lanes below 2^kTop, and most
+//    of those lanes found a remainder and took level 2 as well. H100, scripts/probes/v10_phases,
+//    two runs in turns with the kernel before (device time, this / its copy against the kernel
+//    before): full-range float32 2^10 7.55 / 7.49 and 7.36 / 7.30 against 7.94 and 7.78 us (the
+//    steps 1875 to 1916 clocks, 2720 before); full-range float64 2^10 7.49 / 7.17 against 7.68
+//    (steps 1968 clocks, 2301 before), 2^11 and 2^12 7.71 / 7.39 and 7.84 / 7.49 against 7.55 and
+//    7.65; from 2^11 (float32) and 2^13 (float64), standard-normal data and from 2^20, within the
+//    copies' spread: there a lane's elements fit the window together almost never, or always.
 #include <climits>
 
 #include <cuda/atomic>
@@ -827,8 +837,14 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                     const unsigned magnitude_key = unsigned(max(signed_max, int(unsigned_max & 0x7fffffffu)));
                     // Level 1: every element below 2^kTop goes through the bins; if none leaves a
                     // remainder (bits below the last bin), the step is done. A step that does
-                    // starts again from the bins' start and takes level 2.
+                    // starts again from the bins' start and takes level 2. Level 2 holds any
+                    // element, so where it is each thread's exponent bins (float32, float16) or its
+                    // warp's words (float64 in a launch of at most a wave of tiles), a warp that
+                    // has one lane go there at once sends all: the others would run the window for a
+                    // step that fits it only where every element does (at 2^10, 4 elements a lane,
+                    // most warps ran it, and then most of their lanes level 2).
                     bool exact_step = magnitude_key >= key_of_pow2<T>(W::kTop);
+                    if constexpr (kThreadOwnBins<In> || Words) exact_step = __any_sync(0xffffffffu, exact_step);
                     if (!exact_step) {
                         uint64_t remainders = 0;
 #pragma unroll
