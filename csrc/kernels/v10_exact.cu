@@ -22,8 +22,9 @@
 //     Three floating additions a bin, no memory. A step first takes the signed and the unsigned
 //     maximum of its elements' high words (one 3-input min/max instruction for two elements): they
 //     give its largest magnitude and whether a sign bit was clear. If every element is below
-//     2^kTop, all go through the bins, their remainders OR-ed together; a non-zero remainder (bits
-//     below the last bin) sends the whole step, from the bins' start, to level 2. After each step,
+//     2^kTop (for float32, and float64's warps' words, every element of the warp's step), all go
+//     through the bins, their remainders OR-ed together; a non-zero remainder (bits below the last
+//     bin) sends the whole step, from the bins' start, to level 2. After each step,
 //     each bin gives its content (bin - M_k, an exact integer number of 2^b_k) to an int64 beside
 //     it and restarts at M_k; a step adds at most 2^(b_k + p - 3) to a bin, so it never leaves its
 //     binade.
