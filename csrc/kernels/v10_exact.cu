@@ -314,6 +314,15 @@ static_assert(kFirstChunk == 57 && kUnitBit % 16 == 12, "2^-150 is bit 12 of chu
 
 template <class In> constexpr bool kThreadOwnBins = std::is_same_v<In, float> || std::is_same_v<In, __half>;
 
+// v x 2^shift (0 <= shift < 32) cut at the state's 32-bit limbs: v x 2^shift = piece[0] + piece[1]
+// x 2^32 + piece[2] x 2^64, the first two in [0, 2^32), the third signed.
+__device__ __forceinline__ void limb_pieces(int64_t v, int shift, int64_t (&piece)[3]) {
+    const uint64_t low = uint64_t(v) << shift;
+    piece[0] = int64_t(low & 0xffffffffu);
+    piece[1] = int64_t(low >> 32);
+    piece[2] = shift != 0 ? v >> (64 - shift) : v >> 63;  // arithmetic: the floor of v x 2^shift / 2^64
+}
+
 struct thread_bins {
     double bin[kExponentBins][kThreads];
 
@@ -365,19 +374,16 @@ struct thread_bins {
     static constexpr int64_t kBlockElements = int64_t(1) << 14;
     __device__ __forceinline__ void flush_block(unsigned long long (*warp_limbs)[kLimbs], unsigned warp, unsigned lane) {
         static_assert(kExponentBins == 2 * kWarps && kThreads == 16 * 16, "two bins a warp, 16 threads' values a lane");
-        static_assert(kUnitBit % 32 >= 16 && kUnitBit % 16 != 0,
-                      "bin 2w + 1's unit lies in the limb after bin 2w's, and neither is bit 0 of a limb");
+        static_assert(kUnitBit % 32 >= 16, "bin 2w + 1's unit lies in the limb after bin 2w's");
         const int b = int(2 * warp + lane / 16), first = int(lane % 16) * 16;
         double sum = 0.0;
 #pragma unroll
         for (int k = 0; k < 16; ++k) sum += bin[b][first + (k + int(lane)) % 16];  // a half's lanes, 16 banks
 #pragma unroll
         for (int offset = 8; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-        // units x 2^shift = low + high x 2^64, bin b's unit being bit `shift` of its limb
         const int64_t units = __double2ll_rn(sum * __longlong_as_double(int64_t(1023 - kUnitExponent - 16 * b) << 52));
-        const int shift = (kUnitBit + 16 * b) % 32;
-        const uint64_t low = uint64_t(units) << shift;
-        const int64_t piece[3] = {int64_t(low & 0xffffffffu), int64_t(low >> 32), units >> (64 - shift)};
+        int64_t piece[3];
+        limb_pieces(units, (kUnitBit + 16 * b) % 32, piece);  // bin b's unit is that bit of its limb
         int64_t next[3];  // lane 16's: bin 2w + 1's, a limb higher
 #pragma unroll
         for (int k = 0; k < 3; ++k) next[k] = __shfl_down_sync(0xffffffffu, piece[k], 16);
@@ -629,12 +635,11 @@ template <class In> struct thread_window {
         int64_t part[kLimbSpan] = {};
 #pragma unroll
         for (int k = 0; k < W::kBins; ++k) {
-            const int bit = unit_bit<W>(k), limb = bit / 32 - kFirstLimb, shift = bit % 32;
-            const uint64_t low = uint64_t(whole[k]) << shift;  // whole x 2^shift = low + high x 2^64
-            const int64_t high = shift != 0 ? whole[k] >> (64 - shift) : whole[k] >> 63;
-            part[limb] += int64_t(low & 0xffffffffu);
-            part[limb + 1] += int64_t(low >> 32);
-            part[limb + 2] += high;
+            const int bit = unit_bit<W>(k), limb = bit / 32 - kFirstLimb;
+            int64_t piece[3];
+            limb_pieces(whole[k], bit % 32, piece);
+#pragma unroll
+            for (int j = 0; j < 3; ++j) part[limb + j] += piece[j];
             whole[k] = 0;
         }
 #pragma unroll
