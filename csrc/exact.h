@@ -161,54 +161,51 @@ CURED_HD uint32_t cured_exact_magnitude_word(const int64_t *limb, int k, int neg
     return k < lowest_nonzero ? 0u : k == lowest_nonzero ? ~w + 1u : ~w;
 }
 
-/* The state normalized over limbs [low, high] (cured_exact_normalize) rounded once, to nearest
- * with ties to even, to the precision and exponent range of `to` (float16, float32 or float64), as
- * a double that holds that value exactly (an infinity where the rounded value is beyond the range,
- * a NaN where IEEE gives one). No copy and no loop but two over [low, high]: on the GPU one thread
- * runs it, at the end of every sum. */
-CURED_HD double cured_exact_round(const int64_t *limb, int low, int high, uint64_t flags, cured_dtype to) {
+/* What the flags alone decide: 1 with *value set for a NaN (any NaN, or +inf with -inf) or an
+ * infinity, else 0. */
+CURED_HD int cured_exact_special(uint64_t flags, double *value) {
+    if ((flags & CURED_EXACT_NAN) || ((flags & CURED_EXACT_POS_INF) && (flags & CURED_EXACT_NEG_INF))) *value = NAN;
+    else if (flags & CURED_EXACT_POS_INF) *value = INFINITY;
+    else if (flags & CURED_EXACT_NEG_INF) *value = -INFINITY;
+    else return 0;
+    return 1;
+}
+
+/* An integer sum of exactly zero: -0.0 only when every element was -0.0 (IEEE's rule). */
+CURED_HD double cured_exact_zero(uint64_t flags) {
+    return (flags & CURED_EXACT_NONEMPTY) && !(flags & CURED_EXACT_SIGN_CLEAR) ? -0.0 : 0.0;
+}
+
+/* The rounding itself, from what it reads of the magnitude m > 0 (the integer, or its negation):
+ * its 32-bit words top, top - 1 and top - 2 (0 where below word 0), top the highest non-zero one,
+ * and `lowest`, the index of m's lowest set bit. (-1)^negative x m x 2^-1074 rounded once, to
+ * nearest with ties to even, to the precision and exponent range of `to` (float16, float32 or
+ * float64), as a double that holds that value exactly (an infinity where it is beyond the range).
+ * Three words hold every bit it keeps and the one below: the last place is at most 52 bits below
+ * the highest set bit, which lies in word top. */
+CURED_HD double cured_exact_round_top(int negative, int top, uint32_t word_top, uint32_t word_1, uint32_t word_2,
+                                      int lowest, cured_dtype to) {
     const int precision = to == CURED_FLOAT16 ? 11 : to == CURED_FLOAT32 ? 24 : 53;
     const int max_exponent = to == CURED_FLOAT16 ? 15 : to == CURED_FLOAT32 ? 127 : 1023;
     const int min_exponent = 2 - (max_exponent + 1); /* of the normal numbers: -14, -126, -1022 */
-    if ((flags & CURED_EXACT_NAN) || ((flags & CURED_EXACT_POS_INF) && (flags & CURED_EXACT_NEG_INF))) return NAN;
-    if (flags & CURED_EXACT_POS_INF) return INFINITY;
-    if (flags & CURED_EXACT_NEG_INF) return -INFINITY;
-
-    /* Sign, and the lowest and highest non-zero words of the magnitude (negating keeps the lowest). */
-    const int negative = limb[high] < 0;
-    int lowest_nonzero = -1;
-    for (int k = low; k <= high && lowest_nonzero < 0; ++k)
-        if ((uint32_t)limb[k] != 0) lowest_nonzero = k;
-    if (lowest_nonzero < 0) { /* exactly zero: -0.0 only when every element was -0.0 */
-        const int all_negative_zero = (flags & CURED_EXACT_NONEMPTY) && !(flags & CURED_EXACT_SIGN_CLEAR);
-        return all_negative_zero ? -0.0 : 0.0;
-    }
-#define CURED_MAGNITUDE(k) cured_exact_magnitude_word(limb, (k), negative, lowest_nonzero)
-    int top = high;
-    while (CURED_MAGNITUDE(top) == 0) --top;
-    const int highest = 32 * top + cured_highest_bit(CURED_MAGNITUDE(top)); /* the highest set bit */
-    const int lowest = 32 * lowest_nonzero + cured_lowest_bit(CURED_MAGNITUDE(lowest_nonzero));
+    const int highest = 32 * top + cured_highest_bit(word_top);
 
     /* The result's last place: `precision` bits below the highest, but never below the smallest
      * subnormal's. Then round half to even on the bits below it. */
     const int subnormal_ulp = min_exponent - (precision - 1) - CURED_EXACT_UNIT_EXP;
     int ulp = highest - (precision - 1);
     if (ulp < subnormal_ulp) ulp = subnormal_ulp;
-    uint64_t q = 0; /* bits [ulp, highest] */
-    for (int j = 0; j < 3 && ulp <= highest; ++j) {
-        const int word = (ulp >> 5) + j;
-        if (word < lowest_nonzero || word > top) continue;
-        const int at = 32 * j - (ulp & 31); /* where the word's bit 0 lands in q */
-        const uint64_t w = CURED_MAGNITUDE(word);
-        if (at >= 0) q |= at < 64 ? w << at : 0;
-        else q |= w >> -at;
-    }
-    if (ulp <= highest && highest - ulp < 63) q &= (UINT64_C(1) << (highest - ulp + 1)) - 1;
-    const int round_word = (ulp - 1) >> 5;
-    const int round_bit = ulp >= 1 && round_word >= lowest_nonzero && round_word <= top &&
-                          ((CURED_MAGNITUDE(round_word) >> ((ulp - 1) & 31)) & 1);
+    /* The three words as 96 bits from word top - 2's bit 0: the last place is `shift` bits up, at
+     * least 12 (ulp >= highest - 52 >= 32 (top - 2) + 12); q is bits [ulp, highest]. */
+    const uint64_t upper = (uint64_t)word_top << 32 | word_1;
+    const int shift = ulp - 32 * (top - 2);
+    uint64_t q;
+    if (shift >= 96) q = 0;
+    else if (shift >= 32) q = upper >> (shift - 32);
+    else q = upper << (32 - shift) | word_2 >> shift;
+    const int below = shift - 1; /* the round bit's place in the 96 bits */
+    const int round_bit = below >= 96 ? 0 : below >= 32 ? (int)((upper >> (below - 32)) & 1) : (int)((word_2 >> below) & 1);
     const int sticky = lowest < ulp - 1;
-#undef CURED_MAGNITUDE
     if (round_bit && (sticky || (q & 1))) ++q;
     /* The rounded value is q x 2^(ulp - 1074), q <= 2^precision: beyond the largest finite value it
      * is an infinity. */
@@ -217,6 +214,30 @@ CURED_HD double cured_exact_round(const int64_t *limb, int low, int high, uint64
     if (q != 0 && q_highest + ulp + CURED_EXACT_UNIT_EXP > max_exponent) value = INFINITY;
     else value = ldexp((double)q, ulp + CURED_EXACT_UNIT_EXP);
     return negative ? -value : value;
+}
+
+/* The state normalized over limbs [low, high] (cured_exact_normalize) rounded once, to nearest
+ * with ties to even, to the precision and exponent range of `to` (float16, float32 or float64), as
+ * a double that holds that value exactly (an infinity where the rounded value is beyond the range,
+ * a NaN where IEEE gives one). No copy, and no loop but two over [low, high]. */
+CURED_HD double cured_exact_round(const int64_t *limb, int low, int high, uint64_t flags, cured_dtype to) {
+    double special;
+    if (cured_exact_special(flags, &special)) return special;
+
+    /* Sign, and the lowest and highest non-zero words of the magnitude (negating keeps the lowest). */
+    const int negative = limb[high] < 0;
+    int lowest_nonzero = -1;
+    for (int k = low; k <= high && lowest_nonzero < 0; ++k)
+        if ((uint32_t)limb[k] != 0) lowest_nonzero = k;
+    if (lowest_nonzero < 0) return cured_exact_zero(flags);
+#define CURED_MAGNITUDE(k) ((k) < lowest_nonzero ? 0u : cured_exact_magnitude_word(limb, (k), negative, lowest_nonzero))
+    int top = high;
+    while (CURED_MAGNITUDE(top) == 0) --top;
+    const int lowest = 32 * lowest_nonzero + cured_lowest_bit(CURED_MAGNITUDE(lowest_nonzero));
+    const double value = cured_exact_round_top(negative, top, CURED_MAGNITUDE(top), CURED_MAGNITUDE(top - 1),
+                                               CURED_MAGNITUDE(top - 2), lowest, to);
+#undef CURED_MAGNITUDE
+    return value;
 }
 
 /* The bytes a plan's result takes: one accumulator, or the state. */

@@ -48,8 +48,9 @@
 //     float64 words (a lane a limb); every 64 steps each thread carries its float64 digits; at the
 //     end the block adds the digits into its warps' states, and its warps' states, carries once,
 //     and adds the result into one state in the workspace with 68 global atomic adds. The block
-//     that completes the ticket (as V9's) reads that state, zeroes it for the next sum, and rounds
-//     it (cured_exact_round, the CPU's code, with no copy of the state). A launch of one block over
+//     that completes the ticket (as V9's) reads that state, zeroes it for the next sum, and its
+//     warp 0 carries and rounds it (exact_round.cuh: carry lookahead by ballots over the limbs,
+//     three a lane, then the CPU's rounding rule, cured_exact_round_top). A launch of one block over
 //     the whole input rounds its block's state itself: no global state, no ticket. An input of 2 to
 //     8 tiles, on sm_90 up, launches as one cluster of blocks, a tile each: each block writes its
 //     carried state into rows of the first block's shared memory (distributed shared memory), the
@@ -196,11 +197,25 @@
 //    (steps 1968 clocks, 2301 before), 2^11 and 2^12 7.71 / 7.39 and 7.84 / 7.49 against 7.55 and
 //    7.65; from 2^11 (float32) and 2^13 (float64), standard-normal data and from 2^20, within the
 //    copies' spread: there a lane's elements fit the window together almost never, or always.
+//  - Since 2026-11-26 warp 0 carries and rounds the block's state (exact_round.cuh), where the
+//    limbs' threads found the non-zero limbs with shared atomics (a barrier, 340 to 390 clocks at
+//    2^10) and thread 0 carried them one after another and rounded from their words (1450 to 1660
+//    clocks; full-range float64, whose state spans all 68 limbs, 2250 to 2400). The carries are two
+//    passes of carry lookahead, each a few ballots and one 128-bit addition of their masks, however
+//    far a carry runs, and the rounding reads three words that shuffles bring. H100,
+//    scripts/probes/v10_phases, in turns with the kernel before (device time, this / its copy
+//    against the kernel before): standard-normal float32 2^10 6.66 / 6.59 against 7.07 us, 2^14
+//    7.68 / 7.65 against 8.03, 2^17 8.70 / 8.67 against 9.15; full-range float32 2^10 7.23 / 7.20
+//    against 7.58, 2^16 8.48 / 8.45 against 8.80; full-range float64 2^10 7.01 / 6.91 against 7.90,
+//    2^12 7.30 / 7.33 against 8.16, 2^17 9.66 / 9.60 against 10.37; from 2^20 the same or up to
+//    0.6 us faster (full-range float64 2^20 13.50 / 13.31 against 13.92, 2^28 711.6 / 711.0 against
+//    711.9). Its sums equalled the kernel before's on every input there.
 #include <climits>
 
 #include <cuda/atomic>
 
 #include "../exact.h"
+#include "exact_round.cuh"
 #include "exact_term.cuh"
 #include "tiles.cuh"
 
@@ -755,7 +770,6 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     __shared__ int64_t warp_bins[kWarps][window<std::conditional_t<cured::is_floating<In>, In, float>>::kBins];
     __shared__ std::conditional_t<kThreadOwnBins<In>, thread_bins, char> own;
     __shared__ unsigned block_flags;
-    __shared__ int lowest, highest;  // the final state's non-zero limbs
     // Where a cluster's blocks leave their carried states and flags for its first block, a row a
     // block, apart from everything else: no barrier is needed before the other blocks write them
     // but the one at the start. ClearFirst's blocks, of many tiles each, never form a cluster.
@@ -785,11 +799,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         if constexpr (kThreadOwnBins<In>) own.clear();
         if constexpr (Digits) digits->clear();
         if constexpr (Words) words->clear();
-        if (threadIdx.x == 0) {
-            block_flags = 0;
-            lowest = kLimbs;
-            highest = -1;
-        }
+        if (threadIdx.x == 0) block_flags = 0;
         __syncthreads();
         cleared = true;
     };
@@ -1020,30 +1030,11 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
             if (threadIdx.x == 0) block_flags = atomicExch(&header->flags, 0u);
             if (threadIdx.x < kLimbs) block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));
         }
+        __syncthreads();
     }
 
-    // Find the state's non-zero limbs (lowest and highest start at kLimbs and -1, set with the
-    // clearing): the carries and the rounding, one thread's serial work, run over those (and two
-    // above) only.
-    if (threadIdx.x < kLimbs && block_limbs[threadIdx.x] != 0) {
-        atomicMin(&lowest, int(threadIdx.x));
-        atomicMax(&highest, int(threadIdx.x));
-    }
-    __syncthreads();
-    if (threadIdx.x != 0) return;
-    const unsigned flags_here = block_flags | CURED_EXACT_NONEMPTY;
-    const bool exported = result == CURED_EXACT_STATE;  // the whole state, normalized over all limbs
-    const int low = highest < 0 || exported ? 0 : lowest;
-    const int high = highest < 0 || exported ? 0 : min(highest + 2, kLimbs - 1);
-    if (exported) {
-        cured_exact_normalize(block_limbs, 0, kLimbs - 1);
-        auto *const state = reinterpret_cast<cured_exact_state *>(out);
-        for (int k = 0; k < kLimbs; ++k) state->limb[k] = block_limbs[k];
-        state->flags = flags_here;
-    } else {
-        cured_exact_normalize(block_limbs, low, high);
-        out[0] = Acc(cured_exact_round(block_limbs, low, high, flags_here, result));
-    }
+    // The state's carries and its rounding, by warp 0 (exact_round.cuh).
+    if (warp == 0) cured::round_state_by_warp(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);
 }
 
 // V9's launch table, for the integer accumulators.

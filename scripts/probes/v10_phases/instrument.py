@@ -16,6 +16,7 @@ source, out, table = sys.argv[1:4]
 plain = "--plain" in sys.argv[4:]
 src = open(source).read()
 src = (src.replace('#include "../exact.h"', '#include "exact.h"')
+       .replace('#include "exact_round.cuh"', '#include "kernels/exact_round.cuh"')
        .replace('#include "exact_term.cuh"', '#include "kernels/exact_term.cuh"')
        .replace('#include "tiles.cuh"', '#include "kernels/tiles.cuh"')
        .replace("const cured_launch_table v10_exact_launchers", "const cured_launch_table " + table))
@@ -64,8 +65,17 @@ __device__ __forceinline__ long long global_ns() {
             __syncthreads();
 ''', '            STAMP(5); if (!last_block) NS(1);\n')
     after('block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));\n', '            STAMP(6);\n')
-    after('        atomicMax(&highest, int(threadIdx.x));\n    }\n    __syncthreads();\n', '    STAMP(7);\n')
-    after('out[0] = Acc(cured_exact_round(block_limbs, low, high, flags_here, result));\n', '''        STAMP(8); NS(1);
+    tail = '    if (warp == 0) cured::round_state_by_warp(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);\n'
+    if tail in src:  # warp 0's carries and rounding (exact_round.cuh, 2026-11-26 13:30 UTC on): no lohi
+        after(tail, '''    if (warp == 0) {  // the same again, its code now fetched
+        STAMP(8); NS(1);
+        cured::round_state_by_warp(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);
+        STAMP(9);
+    }
+''')
+    else:  # thread 0's, after the non-zero limbs found with shared atomics
+        after('        atomicMax(&highest, int(threadIdx.x));\n    }\n    __syncthreads();\n', '    STAMP(7);\n')
+        after('out[0] = Acc(cured_exact_round(block_limbs, low, high, flags_here, result));\n', '''        STAMP(8); NS(1);
         cured_exact_normalize(block_limbs, low, high);  // the same again, its code now fetched
         const double again = cured_exact_round(block_limbs, low, high, flags_here, result);
         STAMP(9);
