@@ -108,7 +108,8 @@ TRICKY = {
     "nan_low_payload": np.array([1.0, np.uint64(0x7FF0000000000001).view(np.float64), 2.0]),
     "nan_among_many": np.concatenate([np.full(100, 0.5, f32), [np.float32(np.nan)], np.full(100, 0.25, f32)]),
     # just below halfway, through a borrow across the whole state: the state's limbs between the
-    # tiny element and the halfway point are all ones once normalized (the GPU carries in rounds)
+    # tiny element and the halfway point are all ones once normalized (on the GPU, the carry
+    # lookahead of exact_round.cuh across all 68 limbs)
     "borrow_through_the_state": np.array([2.0**100, -(2.0**75), -(2.0**-140)], f32),
     "float64_borrow_through_the_state": np.array([2.0**1000, -(2.0**946), -(2.0**-1000)]),
     # ... and a carry through a run of ones 1900 bits long (bits 945 down to -962), up to a tie
