@@ -58,13 +58,12 @@ __device__ __forceinline__ int lowest_limb(limb_mask m) {
     return lower != 0 ? __ffsll((long long)lower) - 1 : 63 + __ffsll((long long)uint64_t(m >> 64));
 }
 
-// The state in `limbs` (shared memory, every limb written before a barrier that this warp has
-// passed) with `flags` rounded once into `to` and stored into *out as Acc, or, for
+// The state whose limb k = 32 j + lane this lane reads as limb_at(j, k) (0 for k beyond the last),
+// with `flags` (the same in every lane), rounded once into `to` and stored into *out as Acc, or, for
 // CURED_EXACT_STATE, stored whole and normalized (cured_exact_normalize over every limb) into the
-// cured_exact_state at out. All 32 lanes of one warp call it.
-template <class Acc>
-__device__ __forceinline__ void round_state_by_warp(const int64_t *limbs, unsigned flags, cured_dtype to, Acc *out,
-                                                    unsigned lane) {
+// cured_exact_state at out. All 32 lanes of one warp call it (through the two forms below).
+template <class Acc, class LimbAt>
+__device__ __forceinline__ void round_by_warp(LimbAt limb_at, unsigned flags, cured_dtype to, Acc *out, unsigned lane) {
     constexpr int kLimbs = CURED_EXACT_LIMBS;
     const bool exported = to == CURED_EXACT_STATE;
     double value;
@@ -79,8 +78,7 @@ __device__ __forceinline__ void round_state_by_warp(const int64_t *limbs, unsign
     int32_t high[kStateSlots];
 #pragma unroll
     for (int j = 0; j < kStateSlots; ++j) {
-        const int k = 32 * j + int(lane);
-        const int64_t v = k < kLimbs ? limbs[k] : 0;
+        const int64_t v = limb_at(j, 32 * j + int(lane));
         word[j] = uint32_t(v);
         high[j] = int32_t(v >> 32);  // |v| < 2^63
     }
@@ -155,6 +153,21 @@ __device__ __forceinline__ void round_state_by_warp(const int64_t *limbs, unsign
         const int lowest = 32 * lowest_nonzero + cured_lowest_bit(lowest_word);  // negating keeps it
         out[0] = Acc(cured_exact_round_top(negative, top, word_top, word_1, word_2, lowest, to));
     }
+}
+
+// A state in shared or global memory, every limb written before a barrier (or a __syncwarp, by
+// this warp) that this warp has passed.
+template <class Acc>
+__device__ __forceinline__ void round_state_by_warp(const int64_t *limbs, unsigned flags, cured_dtype to, Acc *out,
+                                                    unsigned lane) {
+    round_by_warp([&](int, int k) { return k < CURED_EXACT_LIMBS ? limbs[k] : int64_t(0); }, flags, to, out, lane);
+}
+
+// A state in the lanes' registers: limb 32 j + lane in limb[j] (0 beyond the last).
+template <class Acc>
+__device__ __forceinline__ void round_limbs_by_warp(const int64_t (&limb)[kStateSlots], unsigned flags, cured_dtype to,
+                                                    Acc *out, unsigned lane) {
+    round_by_warp([&](int j, int) { return limb[j]; }, flags, to, out, lane);
 }
 
 }  // namespace cured
