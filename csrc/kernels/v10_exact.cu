@@ -210,9 +210,28 @@
 //    2^12 7.30 / 7.33 against 8.16, 2^17 9.66 / 9.60 against 10.37; from 2^20 the same or up to
 //    0.6 us faster (full-range float64 2^20 13.50 / 13.31 against 13.92, 2^28 711.6 / 711.0 against
 //    711.9). Its sums equalled the kernel before's on every input there.
+//  - Since 2026-11-26 a cluster's other blocks store their states into the first block's shared
+//    memory with st.async, counted by an mbarrier there, and arrive at the cluster's barrier
+//    without release: the first block waits for that barrier, then for the bytes. Before, plain
+//    remote stores and an arrival with release, whose fence waited for the stores to be
+//    acknowledged, and the cluster's barrier: the cluster's part took about 1500 clocks at 2 to 8
+//    blocks, 570 to 700 with st.async and the bytes' barrier alone. H100, scripts/probes/v10_phases, in
+//    turns with the kernel before and a copy of it (device time, 15:40 UTC, this against the kernel
+//    before / its copy): standard-normal float32 2^14 7.26 against 7.71 / 7.62 us, 2^16 7.52
+//    against 8.03 / 7.84; full-range float32 2^14 7.94 against 8.38 / 8.29 (1.44 times V9's 5.50),
+//    2^16 8.16 against 8.64 / 8.48; standard-normal float64 2^13 7.17 against 7.52 / 7.46;
+//    full-range float64 2^13 8.16 against 8.45 / 8.42 (1.45 times V9's 5.63), 2^15 8.35 against
+//    8.70 / 8.61; one block (2^13 and below) within the copies' spread; float64 2^16 (16 blocks, no
+//    cluster, the same kernel) 0.03 to 0.26 us above it (standard normal 8.70 against 8.67 / 8.48,
+//    full range 9.89 against 9.79 / 9.63), not yet taken apart. Tried in the same runs: the first
+//    block waiting on the bytes alone, 0.03 to 0.13 us faster still, on which racecheck did not
+//    finish (kernel, below); plain remote stores, each thread then arriving at the first block's
+//    mbarrier with release, 0.05 to 0.3 us slower than the kernel before; the same stores, the
+//    block's barrier and one such arrival, as the kernel before (within 0.15 us).
 #include <climits>
 
 #include <cuda/atomic>
+#include <cuda/ptx>
 
 #include "../exact.h"
 #include "exact_round.cuh"
@@ -733,22 +752,42 @@ constexpr int kClusterBlocks = 8;  // the largest cluster every sm_90 GPU runs
 __device__ __forceinline__ unsigned cluster_blocks() { return __clusterSizeInBlocks(); }
 __device__ __forceinline__ unsigned cluster_rank() { return __clusterRelativeBlockRank(); }
 // The cluster's barrier in halves: every thread of the cluster's blocks arrives, then waits for the
-// others' arrivals (threads that have exited count as arrived). The arrival with release makes this
-// thread's writes (to any block's shared memory) visible to those whose wait completes that phase.
+// others' arrivals (threads that have exited count as arrived).
 __device__ __forceinline__ void cluster_arrive_relaxed() { __cluster_barrier_arrive_relaxed(); }
-__device__ __forceinline__ void cluster_arrive_release() { __cluster_barrier_arrive(); }
 __device__ __forceinline__ void cluster_wait() { __cluster_barrier_wait(); }
 // The same shared variable in the cluster's first block.
 template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) {
     return static_cast<T *>(__cluster_map_shared_rank(p, 0));
 }
+// The first block's barrier for the other blocks' rows (an mbarrier that counts bytes): set by one
+// of its threads, before that thread arrives at the cluster's barrier, to complete once `bytes`
+// have arrived. The other blocks store into the first block's shared memory with st.async, each
+// store counting its bytes there as it lands: no release fence waits for their stores to be
+// acknowledged, as a release arrival at the cluster's barrier after plain remote stores did.
+__device__ __forceinline__ void rows_barrier_init(uint64_t *barrier, uint32_t bytes) {
+    namespace ptx = cuda::ptx;
+    ptx::mbarrier_init(barrier, 1);
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, barrier, bytes);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+}
+// `value` into the first block's copy of *p, counted at its copy of *barrier.
+template <class T> __device__ __forceinline__ void store_in_first_block(T *p, T value, uint64_t *barrier) {
+    cuda::ptx::st_async(cluster_first_block(p), value, cluster_first_block(barrier));
+}
+// In the first block: every byte has arrived, and the stores are visible to this thread.
+__device__ __forceinline__ void rows_barrier_wait(uint64_t *barrier) {
+    namespace ptx = cuda::ptx;
+    while (!ptx::mbarrier_try_wait_parity(ptx::sem_acquire, ptx::scope_cluster, barrier, 0u)) {
+    }
+}
 #else
 __device__ __forceinline__ unsigned cluster_blocks() { return 1; }
 __device__ __forceinline__ unsigned cluster_rank() { return 0; }
 __device__ __forceinline__ void cluster_arrive_relaxed() {}
-__device__ __forceinline__ void cluster_arrive_release() {}
 __device__ __forceinline__ void cluster_wait() {}
-template <class T> __device__ __forceinline__ T *cluster_first_block(T *p) { return p; }
+__device__ __forceinline__ void rows_barrier_init(uint64_t *, uint32_t) {}
+template <class T> __device__ __forceinline__ void store_in_first_block(T *p, T value, uint64_t *) { *p = value; }
+__device__ __forceinline__ void rows_barrier_wait(uint64_t *) {}
 #endif
 
 // `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says. Digits:
@@ -770,12 +809,14 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     __shared__ int64_t warp_bins[kWarps][window<std::conditional_t<cured::is_floating<In>, In, float>>::kBins];
     __shared__ std::conditional_t<kThreadOwnBins<In>, thread_bins, char> own;
     __shared__ unsigned block_flags;
-    // Where a cluster's blocks leave their carried states and flags for its first block, a row a
-    // block, apart from everything else: no barrier is needed before the other blocks write them
-    // but the one at the start. ClearFirst's blocks, of many tiles each, never form a cluster.
-    constexpr int kClusterRows = ClearFirst ? 1 : kClusterBlocks;
+    // Where a cluster's other blocks leave their carried states and flags for its first block (block
+    // r in row r - 1), apart from everything else: no barrier is needed before they write them but
+    // the one at the start; and the first block's barrier that counts their bytes. ClearFirst's
+    // blocks, of many tiles each, never form a cluster.
+    constexpr int kClusterRows = ClearFirst ? 1 : kClusterBlocks - 1;
     __shared__ unsigned long long cluster_limbs[kClusterRows][kLimbs];
     __shared__ unsigned cluster_flags[kClusterRows];
+    __shared__ uint64_t cluster_rows_arrived;
     // The block's state, its warps' states added: row 0 of warp_limbs, each limb's column summed
     // by its thread. With 544 bytes of its own beside the cluster's rows, two float64 blocks and
     // their digits take more than 196 KiB of an SM's shared memory, the next carveout 228 KiB
@@ -816,11 +857,17 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     const bool whole_input = first_tile == 0 && tiles_here == t.tiles;
     const bool alone = gridDim.x == 1 && whole_input;
     const bool clustered = !ClearFirst && gridDim.x > 1 && whole_input && cluster_blocks() == gridDim.x;
-    // A block of a cluster arrives at the cluster's barrier as it starts; the wait that completes
-    // that phase, before the block writes into the first block's shared memory (which must have
-    // started), then finds every block long arrived: one barrier's latency less than a full
-    // barrier there (float32 0.3 to 0.6 us at 2^14 to 2^16, H100, scripts/probes/v10_phases).
-    if (clustered) cluster_arrive_relaxed();
+    // A block of a cluster arrives at the cluster's barrier as it starts, the first block once its
+    // barrier for the others' rows is set; the wait that completes that phase, in the other blocks
+    // before they write into the first block's shared memory (which must have started), then finds
+    // every block long arrived: one barrier's latency less than a full barrier there (float32 0.3
+    // to 0.6 us at 2^14 to 2^16, H100, scripts/probes/v10_phases).
+    constexpr uint32_t kClusterRowBytes = kLimbs * sizeof(unsigned long long) + sizeof(unsigned);
+    if (clustered) {
+        if (threadIdx.x == 0 && cluster_rank() == 0)
+            rows_barrier_init(&cluster_rows_arrived, (gridDim.x - 1) * kClusterRowBytes);
+        cluster_arrive_relaxed();
+    }
     unsigned tiles_done = 0;
     bool own_in_block = false;  // this thread's bins hold elements for the block's flush_block
     if constexpr (cured::is_floating<In>) {
@@ -987,28 +1034,39 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
             carried = own + (k > 0 ? block_limbs[k - 1] >> 32 : 0);
         }
         if (clustered) {
-            // The cluster's states add in its first block: each block's carried state and flags into
-            // its rows in that block's shared memory (plain stores), then a phase of the cluster's
-            // barrier, whose arrival releases them and whose wait, in the first block only (the
-            // others end), acquires them; then the first block rounds, as a block alone does.
-            cluster_wait();  // every block has started
+            // The cluster's states add in its first block: each other block's carried state and
+            // flags into its row in that block's shared memory (st.async, counted by the first
+            // block's barrier), a relaxed arrival at the cluster's barrier, and the block ends; the
+            // first block waits for that phase, then for their bytes, adds them to its own state
+            // and rounds, as a block alone does. The cluster's barrier orders nothing here (the
+            // bytes' barrier does), but without it compute-sanitizer's racecheck did not finish a
+            // launch at 2^14 in 100 s (a few seconds with it) while the first block spun on the
+            // bytes' barrier; that variant read 0.03 to 0.13 us faster (header).
             const unsigned rank = cluster_rank();
-            if (threadIdx.x < kLimbs) cluster_first_block(cluster_limbs)[rank][threadIdx.x] = (unsigned long long)carried;
-            if (threadIdx.x == 0) cluster_first_block(cluster_flags)[rank] = block_flags;
-            cluster_arrive_release();
-            if (rank != 0) return;
+            if (rank != 0) {
+                cluster_wait();  // the first block has started, its barrier set
+                if (threadIdx.x < kLimbs)
+                    store_in_first_block(&cluster_limbs[rank - 1][threadIdx.x], (unsigned long long)carried,
+                                         &cluster_rows_arrived);
+                if (threadIdx.x == 0) store_in_first_block(&cluster_flags[rank - 1], block_flags, &cluster_rows_arrived);
+                cluster_arrive_relaxed();
+                return;
+            }
+            cluster_wait();
+            cluster_arrive_relaxed();
             cluster_wait();
             if (threadIdx.x < kLimbs) {
-                int64_t v = 0;
+                rows_barrier_wait(&cluster_rows_arrived);
+                int64_t v = carried;
 #pragma unroll
                 for (unsigned r = 0; r < kClusterRows; ++r)
-                    if (r < gridDim.x) v += int64_t(cluster_limbs[r][threadIdx.x]);
+                    if (r + 1 < gridDim.x) v += int64_t(cluster_limbs[r][threadIdx.x]);
                 block_limbs[threadIdx.x] = v;
-            }
-            if (threadIdx.x == 0)
+                if (threadIdx.x == 0)
 #pragma unroll
-                for (unsigned r = 1; r < kClusterRows; ++r)
-                    if (r < gridDim.x) block_flags |= cluster_flags[r];
+                    for (unsigned r = 0; r < kClusterRows; ++r)
+                        if (r + 1 < gridDim.x) block_flags |= cluster_flags[r];
+            }
         } else {
             if (threadIdx.x < kLimbs) {
                 if (carried != 0) atomicAdd(limbs + threadIdx.x, (unsigned long long)carried);
