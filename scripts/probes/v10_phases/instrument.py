@@ -54,7 +54,10 @@ __device__ __forceinline__ long long global_ns() {
               '                STAMP(15);\n')
     after('        thread_window<In>::add_bins(warp_bins, warp_limbs);\n        __syncthreads();\n', '        STAMP(3);\n')
     after('        block_limbs[threadIdx.x] = v;\n    }\n    __syncthreads();\n', '    STAMP(4);\n')
-    if '            cluster_sync();\n' in src:  # the cluster's two full barriers (before 2026-11-26 05:30 UTC)
+    if 'rows_barrier_wait(&cluster_rows_arrived);\n' in src:  # the others' rows by st.async (2026-11-26 16:00 UTC on)
+        after('store_in_first_block(&cluster_flags[rank - 1], block_flags, &cluster_rows_arrived);\n', '                NS(1);\n')
+        after('                rows_barrier_wait(&cluster_rows_arrived);\n', '                STAMP(5);\n')
+    elif '            cluster_sync();\n' in src:  # the cluster's two full barriers (before 2026-11-26 05:30 UTC)
         after('            cluster_sync();\n', '            if (rank != 0) NS(1);\n')
         after('            if (rank != 0) return;\n', '            STAMP(5);\n')
     else:  # its barrier in halves, the first arrival at the block's start

@@ -25,7 +25,9 @@
 //   python3 $P/instrument.py build/probe/base_src.cu build/probe/v10_base.cu v10_base_launchers --plain
 //   then add build/probe/v10_base.cu to the nvcc line above. Up to three variants more, made the
 //   same way with the tables v10_var1_launchers to v10_var3_launchers, are timed where linked.
-// LOG2S="26 27" times those lengths instead, without the phases.
+// LOG2S="26 27" times those lengths instead, without the phases. REPEATS=2 ONLY="V10 var1" runs one
+// subject a few times, as under compute-sanitizer. For a cluster (2 to 8 blocks), the phases' line
+// is followed by when its other blocks started and arrived at its barrier, against the rounding block.
 // (About 2 minutes to build on 2 cores, 4 with the base; build here and carry build/probe, the
 // binary only, to the GPU machine.)
 #include <algorithm>
@@ -34,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -72,7 +75,12 @@ static double median(std::vector<double> v) {
 }
 
 int main() {
-    constexpr int kRepeats = 200, kWarmup = 10, kStamped = 50;
+    // REPEATS=k times k launches of each subject after k / 20 warm-ups (under compute-sanitizer, a
+    // few); ONLY="name,name" keeps those subjects alone. Lines go out as they are written.
+    setvbuf(stdout, nullptr, _IOLBF, 0);
+    const int kRepeats = getenv("REPEATS") ? std::max(1, atoi(getenv("REPEATS"))) : 200, kWarmup = kRepeats / 20,
+              kStamped = 50;
+    const char *only = getenv("ONLY");
     const cudaStream_t s = cudaStreamPerThread;
     // LOG2S="26 28" times those lengths instead of 2^10 to 2^17, with no phases (their grids are
     // waves of blocks, not a block a tile); the pool then holds two copies of the longest.
@@ -105,6 +113,13 @@ int main() {
     for (auto other : {std::make_pair("V10 base", &v10_base_launchers), std::make_pair("V10 var1", &v10_var1_launchers),
                        std::make_pair("V10 var2", &v10_var2_launchers), std::make_pair("V10 var3", &v10_var3_launchers)})
         if (other.second != nullptr) subjects.push_back(other);
+    if (only != nullptr)
+        subjects.erase(std::remove_if(subjects.begin(), subjects.end(),
+                                      [&](const auto &subject) {
+                                          const std::string names = std::string(",") + only + ",";
+                                          return names.find(std::string(",") + subject.first + ",") == std::string::npos;
+                                      }),
+                       subjects.end());
     for (int item : {4, 8})
         for (int full_range = 0; full_range < 2; ++full_range)
             for (int lg : log2s) {
@@ -152,6 +167,7 @@ int main() {
                     }
                 CK(cudaStreamSynchronize(s));
                 double first_value = 0;
+                bool has_reference = false;
                 for (size_t k = 0; k < m; ++k) {
                     std::vector<double> t;
                     for (int r = 0; r < kRepeats; ++r) {
@@ -169,8 +185,10 @@ int main() {
                     } else {
                         CK(cudaMemcpy(&value, out, 8, cudaMemcpyDeviceToHost));
                     }
-                    if (k == 1) first_value = value;
-                    printf(" %s %.2f%s", subjects[k].first, median(t), k > 1 && value != first_value ? " (A DIFFERENT SUM)" : "");
+                    const bool v10 = strncmp(subjects[k].first, "V10", 3) == 0, reference = strcmp(subjects[k].first, "V10") == 0;
+                    if (reference) first_value = value, has_reference = true;
+                    printf(" %s %.2f%s", subjects[k].first, median(t),
+                           has_reference && v10 && !reference && value != first_value ? " (A DIFFERENT SUM)" : "");
                 }
                 if (!phases) {
                     printf("\n");
@@ -179,7 +197,7 @@ int main() {
                 const int64_t tile = int64_t(256) * 8 * (16 / item), blocks = (n + tile - 1) / tile;
                 std::vector<std::vector<double>> phase(12);
                 std::vector<double> digits_wait, digits_add;  // float64's digits: the barrier before adding them, and the adding
-                std::vector<double> span_us;
+                std::vector<double> span_us, others_start, others_arrive;
                 std::vector<long long> st(blocks * 16);
                 for (int r = 0; r < kWarmup + kStamped; ++r) {
                     CK(clear_stamps());
@@ -209,12 +227,30 @@ int main() {
                     digits_wait.push_back(p[14] != 0 ? double(p[14] - p[11]) : 0.0);
                     digits_add.push_back(p[15] != 0 ? double(p[15] - p[14]) : 0.0);
                     span_us.push_back((last_ns - first_ns) * 1e-3);
+                    // A cluster's other blocks: their latest start, and their latest arrival at the
+                    // cluster's barrier (NS(1)), in ns after the rounding block's start and after its own
+                    // limbs (STAMP(4), its clocks converted by its own clock rate from start to round).
+                    if (blocks > 1 && blocks <= 8 && p[8] > p[0]) {
+                        const double ns_per_clock = double(p[13] - p[12]) / double(p[8] - p[0]);
+                        const double limbs_ns = double(p[4] - p[0]) * ns_per_clock;
+                        long long latest_start = 0, latest_arrival = 0;
+                        for (int64_t b = 0; b < blocks; ++b)
+                            if (b != rounding) {
+                                latest_start = std::max(latest_start, st[b * 16 + 12] - p[12]);
+                                latest_arrival = std::max(latest_arrival, st[b * 16 + 13] - p[12]);
+                            }
+                        others_start.push_back(double(latest_start));
+                        others_arrive.push_back(double(latest_arrival) - limbs_ns);
+                    }
                 }
                 printf(" | blocks %lld, first start to last end %.2f us | clear %.0f walk %.0f (steps %.0f, digits' barrier %.0f, digits %.0f) bins %.0f limbs %.0f ticket %.0f "
                        "read %.0f lohi %.0f round %.0f (again %.0f) total %.0f\n",
                        (long long)blocks, median(span_us), median(phase[1]), median(phase[2]), median(phase[11]), median(digits_wait), median(digits_add), median(phase[3]),
                        median(phase[4]), median(phase[5]), median(phase[6]), median(phase[7]), median(phase[8]),
                        median(phase[9]), median(phase[10]));
+                if (!others_start.empty())
+                    printf("    cluster: the other blocks start at most %.0f ns after the rounding block, and arrive at most %.0f ns after its limbs\n",
+                           median(others_start), median(others_arrive));
             }
     return 0;
 }
