@@ -52,10 +52,10 @@
 //     warp 0 carries and rounds it (exact_round.cuh: carry lookahead by ballots over the limbs,
 //     three a lane, then the CPU's rounding rule, cured_exact_round_top). A launch of one block over
 //     the whole input rounds its block's state itself: no global state, no ticket. An input of 2 to
-//     8 tiles, on sm_90 up, launches as one cluster of blocks, a tile each: each block writes its
-//     carried state into rows of the first block's shared memory (distributed shared memory), the
-//     cluster's barrier (whose first phase each block arrived at as it started), and the first
-//     block rounds.
+//     8 tiles, on sm_90 up, launches as one cluster of blocks, a tile each: each other block writes
+//     its carried state into a row of the first block's shared memory (distributed shared memory,
+//     st.async, whose bytes an mbarrier there counts), the cluster's barrier (whose first phase
+//     each block arrived at as it started), and the first block, once the bytes are in, rounds.
 //
 // Window (kTop, bins x bits; elements it holds whole): float32 2^12, 4 x 16 (|x| >= 2^-29);
 // float64 2^24, 3 x 46 (|x| >= 2^-62); float16 2^16, 4 x 15 (every float16).
