@@ -215,19 +215,20 @@
 //    without release: the first block waits for that barrier, then for the bytes. Before, plain
 //    remote stores and an arrival with release, whose fence waited for the stores to be
 //    acknowledged, and the cluster's barrier: the cluster's part took about 1500 clocks at 2 to 8
-//    blocks, 570 to 700 with st.async and the bytes' barrier alone. H100, scripts/probes/v10_phases, in
-//    turns with the kernel before and a copy of it (device time, 15:40 UTC, this against the kernel
-//    before / its copy): standard-normal float32 2^14 7.26 against 7.71 / 7.62 us, 2^16 7.52
-//    against 8.03 / 7.84; full-range float32 2^14 7.94 against 8.38 / 8.29 (1.44 times V9's 5.50),
-//    2^16 8.16 against 8.64 / 8.48; standard-normal float64 2^13 7.17 against 7.52 / 7.46;
-//    full-range float64 2^13 8.16 against 8.45 / 8.42 (1.45 times V9's 5.63), 2^15 8.35 against
-//    8.70 / 8.61; one block (2^13 and below) within the copies' spread; float64 2^16 (16 blocks, no
-//    cluster, the same kernel) 0.03 to 0.26 us above it (standard normal 8.70 against 8.67 / 8.48,
-//    full range 9.89 against 9.79 / 9.63), not yet taken apart. Tried in the same runs: the first
-//    block waiting on the bytes alone, 0.03 to 0.13 us faster still, on which racecheck did not
-//    finish (kernel, below); plain remote stores, each thread then arriving at the first block's
-//    mbarrier with release, 0.05 to 0.3 us slower than the kernel before; the same stores, the
-//    block's barrier and one such arrival, as the kernel before (within 0.15 us).
+//    blocks, 570 to 700 with st.async and the bytes' barrier alone. H100,
+//    scripts/probes/v10_phases, in turns with the kernel before and a copy of it (device time,
+//    15:40 UTC, this against the kernel before / its copy): standard-normal float32 2^14 7.26
+//    against 7.71 / 7.62 us, 2^16 7.52 against 8.03 / 7.84; full-range float32 2^14 7.94 against
+//    8.38 / 8.29 (1.44 times V9's 5.50), 2^16 8.16 against 8.64 / 8.48; standard-normal float64
+//    2^13 7.17 against 7.52 / 7.46; full-range float64 2^13 8.16 against 8.45 / 8.42 (1.45 times
+//    V9's 5.63), 2^15 8.35 against 8.70 / 8.61; one block (2^13 and below) within the copies'
+//    spread; float64 2^16 (16 blocks, no cluster, the same kernel) 0.03 to 0.26 us above it
+//    (standard normal 8.70 against 8.67 / 8.48, full range 9.89 against 9.79 / 9.63), not yet taken
+//    apart. Tried in the same runs: the first block waiting on the bytes alone, 0.03 to 0.13 us
+//    faster still, on which racecheck did not finish (kernel, below); plain remote stores, each
+//    thread then arriving at the first block's mbarrier with release, 0.05 to 0.3 us slower than
+//    the kernel before; the same stores, the block's barrier and one such arrival, as the kernel
+//    before (within 0.15 us).
 #include <climits>
 
 #include <cuda/atomic>
