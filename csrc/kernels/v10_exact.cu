@@ -50,7 +50,8 @@
 //     and adds the result into one state in the workspace with 68 global atomic adds. The block
 //     that completes the ticket (as V9's) reads that state, zeroes it for the next sum, and its
 //     warp 0 carries and rounds it (exact_round.cuh: carry lookahead by ballots over the limbs,
-//     three a lane, then the CPU's rounding rule, cured_exact_round_top). A launch of one block over
+//     three a lane, or for a float32 or float16 sum one, limbs 28 to 59, beyond which it never
+//     reaches; then the CPU's rounding rule, cured_exact_round_top). A launch of one block over
 //     the whole input rounds its block's state itself: no global state, no ticket. An input of 2 to
 //     8 tiles, on sm_90 up, launches as one cluster of blocks, a tile each: each other block writes
 //     its carried state into a row of the first block's shared memory (distributed shared memory,
@@ -229,6 +230,19 @@
 //    thread then arriving at the first block's mbarrier with release, 0.05 to 0.3 us slower than
 //    the kernel before; the same stores, the block's barrier and one such arrival, as the kernel
 //    before (within 0.15 us).
+//  - Since 2026-11-26 a block counts its launch's tiles with a shift (cured::tiles_over) where a
+//    64-bit division (a subroutine call, MUFU and a dozen dependent instructions) lay between the
+//    kernel's parameters and the first loads; and warp 0 rounds a float32 or float16 sum through
+//    limbs 28 to 59 alone, one slot a lane (exact_round.cuh: a ballot a mask and 32-bit masks
+//    where the whole state takes three and 128-bit ones), the rounding 1150 clocks where it took
+//    1350 (950 against 1185 run again warm). H100, scripts/probes/v10_phases, two runs in turns
+//    (16:54 UTC, device time; the kernel before and a copy of it, the window alone and a copy of
+//    it, both changes): full-range float32 2^10 7.26 / 7.23, 7.01 / 6.98, 6.88 us (second run
+//    7.39 / 7.39, 7.17 / 7.17, 7.04), 2^13 7.23 / 7.23, 7.07 / 7.07, 6.94, 2^16 8.03 / 8.00, 7.81
+//    / 7.84, 7.71; standard-normal float32 2^10 6.34 / 6.27, 6.27 / 6.08, 5.98; float64, which the
+//    window does not reach, 0.15 to 0.3 us faster with the shift (full range 2^12 7.36 / 7.39 and
+//    7.33 / 7.26 against 7.17; standard normal 2^10 6.08 / 6.05 against 5.76); 2^20 and 2^26
+//    within 0.25 us either way.
 #include <climits>
 
 #include <cuda/atomic>
@@ -348,6 +362,17 @@ constexpr int kFirstChunk = kUnitBit / 16;  // bin 0's last place is bit 12 of c
 static_assert(kFirstChunk == 57 && kUnitBit % 16 == 12, "2^-150 is bit 12 of chunk 57");
 
 template <class In> constexpr bool kThreadOwnBins = std::is_same_v<In, float> || std::is_same_v<In, __half>;
+
+// Where a float32 or float16 sum lies in the exact state: from the exponent bins' unit, 2^-150 (bit
+// 924, limb 28; the smallest subnormal is bit 925), up to below 2^128 x 2^64 elements (bit 1266,
+// limb 39) and the two limbs above a value's that its pieces reach. Warp 0 rounds such a state
+// through one slot a lane from limb 28 (exact_round.cuh), each pass one ballot a mask and 32-bit
+// masks, where the whole state takes three and 128-bit ones (the header has the gain).
+constexpr int kNarrowFirstLimb = kUnitBit / 32;
+static_assert(kNarrowFirstLimb == 28 && unit_bit<window<float>>(window<float>::kBins - 1) >= 32 * kNarrowFirstLimb &&
+                  unit_bit<window<__half>>(window<__half>::kBins - 1) >= 32 * kNarrowFirstLimb,
+              "no float32 or float16 value reaches below limb 28");
+static_assert((128 + 64 - CURED_EXACT_UNIT_EXP) / 32 + 2 < kNarrowFirstLimb + 32, "nor above limb 59");
 
 // v x 2^shift (0 <= shift < 32) cut at the state's 32-bit limbs: v x 2^shift = piece[0] + piece[1]
 // x 2^32 + piece[2] x 2^64, the first two in [0, 2^32), the third signed.
@@ -852,7 +877,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         else return warp_state;
     }();
     unsigned flags = 0;
-    const int64_t tiles_here = (n + t.tile - 1) / t.tile;
+    const int64_t tiles_here = cured::tiles_over(n, t);
     // This launch sums the whole input in one block: its state is the sum (no global state, no
     // ticket). Or in one cluster of blocks: their states add in the first block's shared memory.
     const bool whole_input = first_tile == 0 && tiles_here == t.tiles;
@@ -1092,8 +1117,12 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         __syncthreads();
     }
 
-    // The state's carries and its rounding, by warp 0 (exact_round.cuh).
-    if (warp == 0) cured::round_state_by_warp(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);
+    // The state's carries and its rounding, by warp 0 (exact_round.cuh); float32's and float16's
+    // through their window of limbs.
+    constexpr int kRoundFirst = kThreadOwnBins<In> ? kNarrowFirstLimb : 0;
+    constexpr int kRoundSlots = kThreadOwnBins<In> ? 1 : cured::kStateSlots;
+    if (warp == 0)
+        cured::round_state_by_warp<kRoundFirst, kRoundSlots>(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);
 }
 
 // V9's launch table, for the integer accumulators.
@@ -1189,7 +1218,7 @@ template <class In, class Acc> struct v10_launcher {
             return v9_one_launch_tiles_launchers.fn[dtype_code<In>()][acc](in, out, span, workspace, stream);
         } else {
             const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), span.n);
-            if (!cured::whole_tiles(span, t)) return cudaErrorInvalidValue;
+            if (!cured::whole_tiles(span, t) || (t.tile & (t.tile - 1)) != 0) return cudaErrorInvalidValue;  // tiles_over
             const auto *const input = static_cast<const In *>(in);
             auto *const result = static_cast<Acc *>(out);
             return reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0

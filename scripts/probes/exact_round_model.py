@@ -1,19 +1,20 @@
 """A model, in Python integers, of the carries and the rounding that one warp runs on V10's state
-(csrc/kernels/exact_round.cuh): lane l's limbs l, l + 32 and l + 64 as 96 word slots, the two passes
-of carry lookahead over the limbs' masks, then the rounding rule of exact.h (cured_exact_round_top),
-checked against Python's integers on random and adversarial states (runs of all-ones and of zero
-limbs, values near halfway, cancellation). A design check for changes to those passes: it found that
-a limb at 1 that owes a borrow also propagates one (2026-11-26) before any GPU ran the code. The GPU
-tests (tests/test_exact.py) test the kernel itself. About 6 s:
+(csrc/kernels/exact_round.cuh): a window of the limbs, lane l's limbs first + l, first + l + 32, ...
+as word slots (the whole state: limbs 0 to 67 in 96 slots; float32's and float16's sums: limbs 28 to
+59, one slot a lane), the two passes of carry lookahead over the limbs' masks, then the rounding rule
+of exact.h (cured_exact_round_top), checked against Python's integers on random and adversarial states
+(runs of all-ones and of zero limbs, values near halfway, cancellation). A design check for changes
+to those passes: it found that a limb at 1 that owes a borrow also propagates one (2026-11-26) before
+any GPU ran the code. The GPU tests (tests/test_exact.py) test the kernel itself. About 10 s:
 
     python3 scripts/probes/exact_round_model.py
 """
 import math
 import random
 
-LIMBS, SLOTS = 68, 96  # the state's limbs; a warp's 32 lanes x 3 slots
+LIMBS = 68  # the state's limbs
 WORD = (1 << 32) - 1
-MASKS = (1 << 128) - 1  # the kernel's masks: three ballots in an unsigned __int128
+WHOLE, NARROW = (0, 3), (28, 1)  # windows (first limb, slots a lane): the whole state; float32's sums
 
 
 def signed32(x):
@@ -21,35 +22,40 @@ def signed32(x):
     return x - (1 << 32) if x >> 31 else x
 
 
-def carries_into(generate, propagate):
-    """exact_round.cuh's carries_into: the carry into each limb, as a mask."""
+def carries_into(generate, propagate, masks):
+    """exact_round.cuh's carries_into: the carry into each limb, as a mask of `masks` bits."""
     either = generate | propagate
-    return ((generate + either) ^ generate ^ either) & MASKS
+    return ((generate + either) ^ generate ^ either) & ((1 << masks) - 1)
 
 
-def normalize(limbs):
-    """The state's int64 limbs as 68 words of its two's complement modulo 2^2176, as the warp makes them."""
-    word = [limbs[k] & WORD if k < LIMBS else 0 for k in range(SLOTS)]
-    high = [signed32(limbs[k] >> 32) if k < LIMBS else 0 for k in range(SLOTS)]
+def normalize(limbs, window=WHOLE):
+    """The window's limbs (int64s; every limb outside it 0) as words of its two's complement modulo
+    2^(32 x its limbs), as the warp makes them."""
+    first, slots = window
+    width = 32 * slots  # word slots, and the masks' bits (the kernel's: 32, 64 or 128)
+    masks = 128 if slots == 3 else width
+    end = min(first + width, LIMBS) - first  # the window's limbs
+    word = [limbs[first + k] & WORD if k < end else 0 for k in range(width)]
+    high = [signed32(limbs[first + k] >> 32) if k < end else 0 for k in range(width)]
     generates = propagates = borrowed = 0
-    for k in range(SLOTS):
-        received = high[k - 1] if 0 < k < LIMBS else 0
+    for k in range(width):
+        received = high[k - 1] if 0 < k < end else 0
         total = word[k] + (received & WORD)
         word[k] = total & WORD
         generates |= (total >> 32) << k
         propagates |= (word[k] == WORD) << k
         borrowed |= (received < 0) << k
-    carry = carries_into(generates, propagates)
-    borrow_out = (borrowed << 1) & MASKS
+    carry = carries_into(generates, propagates, masks)
+    borrow_out = (borrowed << 1) & ((1 << masks) - 1)
     zeros = ones = 0
-    for k in range(SLOTS):
+    for k in range(width):
         word[k] = (word[k] + ((carry >> k) & 1)) & WORD
         zeros |= (word[k] == 0) << k
         ones |= (word[k] == 1) << k
-    borrow = carries_into(zeros & borrow_out, (zeros & ~borrow_out & MASKS) | (ones & borrow_out))
-    for k in range(SLOTS):
+    borrow = carries_into(zeros & borrow_out, (zeros & ~borrow_out & ((1 << masks) - 1)) | (ones & borrow_out), masks)
+    for k in range(width):
         word[k] = (word[k] - ((borrow_out >> k) & 1) - ((borrow >> k) & 1)) & WORD
-    return word[:LIMBS]
+    return word[:end]
 
 
 def round_top(negative, top, word_top, word_1, word_2, lowest, bits):
@@ -75,19 +81,20 @@ def round_top(negative, top, word_top, word_1, word_2, lowest, bits):
     return -value if negative else value
 
 
-def warp_round(limbs, bits):
+def warp_round(limbs, bits, window=WHOLE):
     """What the warp stores: the state rounded once (0.0 for an exact zero; flags aside)."""
-    word = normalize(limbs)
-    negative = word[LIMBS - 1] >> 31
-    nonzero = [k for k in range(LIMBS) if word[k]]
+    first = window[0]
+    word = normalize(limbs, window)
+    negative = word[-1] >> 31
+    nonzero = [k for k in range(len(word)) if word[k]]
     if not nonzero:
         return 0.0
     low = nonzero[0]
     magnitude = [w if not negative or k < low else (-w) & WORD if k == low else ~w & WORD for k, w in enumerate(word)]
-    top = max(k for k in range(LIMBS) if magnitude[k])
+    top = max(k for k in range(len(word)) if magnitude[k])
     at = lambda k: magnitude[k] if k >= 0 else 0
-    lowest = 32 * low + ((word[low] & -word[low]).bit_length() - 1)
-    return round_top(negative, top, at(top), at(top - 1), at(top - 2), lowest, bits)
+    lowest = 32 * (first + low) + ((word[low] & -word[low]).bit_length() - 1)
+    return round_top(negative, first + top, at(top), at(top - 1), at(top - 2), lowest, bits)
 
 
 def reference(value, bits):
@@ -126,22 +133,33 @@ def random_state(rng, kind):
     return [rng.randrange(-2**40, 2**40) if rng.random() < 0.3 else 0 for _ in range(LIMBS)]
 
 
+def narrow_state(rng, kind):
+    """A state as float32 and float16 sums leave it: limbs 28 to 41 alone (v10_exact.cu), below 2^1266."""
+    while True:
+        limbs, top = random_state(rng, kind), rng.randrange(30, 42)
+        limbs = [v if 28 <= k <= top else 0 for k, v in enumerate(limbs)]
+        if abs(value_of(limbs)) < 2**1266:
+            return limbs
+
+
 def main():
     rng = random.Random(1)
-    carried = rounded = 0
-    for trial in range(60000):
-        limbs = random_state(rng, trial % 5)
-        value = value_of(limbs)
-        if abs(value) >= 2**2162:  # beyond any state V10 makes
-            continue
-        word = normalize(limbs)
-        got = value_of(word)
-        assert (got - (1 << 2176) if got >> 2175 else got) == value, limbs
-        carried += 1
-        bits = rng.choice([16, 32, 64])
-        assert warp_round(limbs, bits) == reference(value, bits), (limbs, bits)
-        rounded += 1
-    print("carries and rounding equal Python's integers on", carried, "states")
+    for window, make, trials in ((WHOLE, random_state, 60000), (NARROW, narrow_state, 40000)):
+        first, slots = window
+        width = min(first + 32 * slots, LIMBS) - first
+        carried = 0
+        for trial in range(trials):
+            limbs = make(rng, trial % 5)
+            value = value_of(limbs)
+            if abs(value) >= 2**2162:  # beyond any state V10 makes
+                continue
+            got = value_of(normalize(limbs, window)) << (32 * first)
+            modulus = 1 << (32 * (first + width))
+            assert (got - modulus if got >= modulus // 2 else got) == value, limbs
+            bits = rng.choice([16, 32, 64])
+            assert warp_round(limbs, bits, window) == reference(value, bits), (limbs, bits)
+            carried += 1
+        print(f"limbs {first} to {first + width - 1}: carries and rounding equal Python's integers on {carried} states")
 
 
 if __name__ == "__main__":

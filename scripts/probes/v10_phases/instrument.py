@@ -69,7 +69,16 @@ __device__ __forceinline__ long long global_ns() {
 ''', '            STAMP(5); if (!last_block) NS(1);\n')
     after('block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));\n', '            STAMP(6);\n')
     tail = '    if (warp == 0) cured::round_state_by_warp(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);\n'
-    if tail in src:  # warp 0's carries and rounding (exact_round.cuh, 2026-11-26 13:30 UTC on): no lohi
+    narrow = ('        cured::round_state_by_warp<kRoundFirst, kRoundSlots>(block_limbs, block_flags | CURED_EXACT_NONEMPTY, '
+              'result, out, lane);\n')
+    if narrow in src:  # float32's and float16's window of limbs (2026-11-26 17:00 UTC on)
+        after(narrow, '''    if (warp == 0) {  // the same again, its code now fetched
+        STAMP(8); NS(1);
+        cured::round_state_by_warp<kRoundFirst, kRoundSlots>(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);
+        STAMP(9);
+    }
+''')
+    elif tail in src:  # warp 0's carries and rounding (exact_round.cuh, 2026-11-26 13:30 UTC on): no lohi
         after(tail, '''    if (warp == 0) {  // the same again, its code now fetched
         STAMP(8); NS(1);
         cured::round_state_by_warp(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);
