@@ -187,19 +187,27 @@ __device__ __forceinline__ void round_by_warp(LimbAt limb_at, unsigned flags, cu
     }
 }
 
-// A state in shared or global memory, every limb written before a barrier (or a __syncwarp, by
-// this warp) that this warp has passed. Rounded through the window of Slots slots from limb First,
-// which must hold it (above); exported through the whole state.
-template <int First = 0, int Slots = kStateSlots, class Acc>
-__device__ __forceinline__ void round_state_by_warp(const int64_t *limbs, unsigned flags, cured_dtype to, Acc *out,
-                                                    unsigned lane) {
-    const auto limb_at = [&](int, int k) { return k < CURED_EXACT_LIMBS ? limbs[k] : int64_t(0); };
+// A state limb by limb: limb_of(k) for each limb k of the window (or of the whole state, to
+// export), every one readable by this warp. Rounded through the window of Slots slots from limb
+// First, which must hold it (above); exported through the whole state.
+template <int First = 0, int Slots = kStateSlots, class Acc, class LimbOf>
+__device__ __forceinline__ void round_limbs_of_by_warp(LimbOf limb_of, unsigned flags, cured_dtype to, Acc *out,
+                                                       unsigned lane) {
+    const auto limb_at = [&](int, int k) { return k < CURED_EXACT_LIMBS ? limb_of(k) : int64_t(0); };
     if constexpr (First != 0 || Slots != kStateSlots)
         if (to != CURED_EXACT_STATE) {
             round_by_warp<First, Slots>(limb_at, flags, to, out, lane);
             return;
         }
     round_by_warp<0, kStateSlots>(limb_at, flags, to, out, lane);
+}
+
+// A state in shared or global memory, every limb written before a barrier (or a __syncwarp, by
+// this warp) that this warp has passed.
+template <int First = 0, int Slots = kStateSlots, class Acc>
+__device__ __forceinline__ void round_state_by_warp(const int64_t *limbs, unsigned flags, cured_dtype to, Acc *out,
+                                                    unsigned lane) {
+    round_limbs_of_by_warp<First, Slots>([&](int k) { return limbs[k]; }, flags, to, out, lane);
 }
 
 // A state in the lanes' registers: limb 32 j + lane in limb[j] (0 beyond the last).

@@ -243,6 +243,14 @@
 //    window does not reach, 0.15 to 0.3 us faster with the shift (full range 2^12 7.36 / 7.39 and
 //    7.33 / 7.26 against 7.17; standard normal 2^10 6.08 / 6.05 against 5.76); 2^20 and 2^26
 //    within 0.25 us either way.
+//  - Since 2026-11-26 a block alone (a launch of one block) has warp 0 add its warps' states as it
+//    reads each limb, where threads 0 to 67 added them into the block's row behind a barrier
+//    (about 200 clocks). H100, scripts/probes/v10_phases, two runs in turns (17:20 UTC, device
+//    time; this / a copy of it against three copies of the kernel before): full-range float32 2^10
+//    6.91 / 6.91 against 7.07 / 7.10 / 7.01 us (second run 6.82 / 6.78 against 6.98 / 6.94 /
+//    6.85), 2^12 6.98 / 6.91 against 7.10 / 7.14 / 7.07; float64, whose lanes read 24 limbs each,
+//    0.03 to 0.1 us (full range 2^12 7.33 / 7.33 against 7.39 / 7.39 / 7.33); from 2^16 (no block
+//    alone) and at 2^20 and 2^26 the same or faster.
 #include <climits>
 
 #include <cuda/atomic>
@@ -1042,6 +1050,24 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         __syncthreads();
     }
 
+    // The state's carries and its rounding, by warp 0 (exact_round.cuh); float32's and float16's
+    // through their window of limbs. A block alone has warp 0 add its warps' states as it reads
+    // them: no pass of the limbs' threads, no barrier.
+    constexpr int kRoundFirst = kThreadOwnBins<In> ? kNarrowFirstLimb : 0;
+    constexpr int kRoundSlots = kThreadOwnBins<In> ? 1 : cured::kStateSlots;
+    if (alone) {
+        const auto warps_limb = [&](int k) {
+            int64_t v = 0;
+#pragma unroll
+            for (int w = 0; w < kWarps; ++w) v += int64_t(warp_limbs[w][k]);
+            return v;
+        };
+        if (warp == 0)
+            cured::round_limbs_of_by_warp<kRoundFirst, kRoundSlots>(warps_limb, block_flags | CURED_EXACT_NONEMPTY, result,
+                                                                     out, lane);
+        return;
+    }
+
     // The block's state: its warps' limbs added.
     if (threadIdx.x < kLimbs) {
         int64_t v = 0;
@@ -1050,77 +1076,72 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         block_limbs[threadIdx.x] = v;
     }
     __syncthreads();
-    if (!alone) {
-        // One carry step leaves each limb below 2^33 in magnitude, so that the workspace's int64
-        // limbs take up to 2^30 blocks' adds.
-        int64_t carried = 0;
-        if (threadIdx.x < kLimbs) {
-            const int k = threadIdx.x;
-            const int64_t own = k == kLimbs - 1 ? block_limbs[k] : block_limbs[k] & 0xffffffff;
-            carried = own + (k > 0 ? block_limbs[k - 1] >> 32 : 0);
-        }
-        if (clustered) {
-            // The cluster's states add in its first block: each other block's carried state and
-            // flags into its row in that block's shared memory (st.async, counted by the first
-            // block's barrier), a relaxed arrival at the cluster's barrier, and the block ends; the
-            // first block waits for that phase, then for their bytes, adds them to its own state
-            // and rounds, as a block alone does. The cluster's barrier orders nothing here (the
-            // bytes' barrier does), but without it compute-sanitizer's racecheck did not finish a
-            // launch at 2^14 in 100 s (a few seconds with it) while the first block spun on the
-            // bytes' barrier; that variant read 0.03 to 0.13 us faster (header).
-            const unsigned rank = cluster_rank();
-            if (rank != 0) {
-                cluster_wait();  // the first block has started, its barrier set
-                if (threadIdx.x < kLimbs)
-                    store_in_first_block(&cluster_limbs[rank - 1][threadIdx.x], (unsigned long long)carried,
-                                         &cluster_rows_arrived);
-                if (threadIdx.x == 0) store_in_first_block(&cluster_flags[rank - 1], block_flags, &cluster_rows_arrived);
-                cluster_arrive_relaxed();
-                return;
-            }
-            cluster_wait();
+    // One carry step leaves each limb below 2^33 in magnitude, so that the workspace's int64
+    // limbs take up to 2^30 blocks' adds.
+    int64_t carried = 0;
+    if (threadIdx.x < kLimbs) {
+        const int k = threadIdx.x;
+        const int64_t own = k == kLimbs - 1 ? block_limbs[k] : block_limbs[k] & 0xffffffff;
+        carried = own + (k > 0 ? block_limbs[k - 1] >> 32 : 0);
+    }
+    if (clustered) {
+        // The cluster's states add in its first block: each other block's carried state and
+        // flags into its row in that block's shared memory (st.async, counted by the first
+        // block's barrier), a relaxed arrival at the cluster's barrier, and the block ends; the
+        // first block waits for that phase, then for their bytes, adds them to its own state
+        // and rounds, as a block alone does. The cluster's barrier orders nothing here (the
+        // bytes' barrier does), but without it compute-sanitizer's racecheck did not finish a
+        // launch at 2^14 in 100 s (a few seconds with it) while the first block spun on the
+        // bytes' barrier; that variant read 0.03 to 0.13 us faster (header).
+        const unsigned rank = cluster_rank();
+        if (rank != 0) {
+            cluster_wait();  // the first block has started, its barrier set
+            if (threadIdx.x < kLimbs)
+                store_in_first_block(&cluster_limbs[rank - 1][threadIdx.x], (unsigned long long)carried,
+                                     &cluster_rows_arrived);
+            if (threadIdx.x == 0) store_in_first_block(&cluster_flags[rank - 1], block_flags, &cluster_rows_arrived);
             cluster_arrive_relaxed();
-            cluster_wait();
-            if (threadIdx.x < kLimbs) {
-                rows_barrier_wait(&cluster_rows_arrived);
-                int64_t v = carried;
+            return;
+        }
+        cluster_wait();
+        cluster_arrive_relaxed();
+        cluster_wait();
+        if (threadIdx.x < kLimbs) {
+            rows_barrier_wait(&cluster_rows_arrived);
+            int64_t v = carried;
+#pragma unroll
+            for (unsigned r = 0; r < kClusterRows; ++r)
+                if (r + 1 < gridDim.x) v += int64_t(cluster_limbs[r][threadIdx.x]);
+            block_limbs[threadIdx.x] = v;
+            if (threadIdx.x == 0)
 #pragma unroll
                 for (unsigned r = 0; r < kClusterRows; ++r)
-                    if (r + 1 < gridDim.x) v += int64_t(cluster_limbs[r][threadIdx.x]);
-                block_limbs[threadIdx.x] = v;
-                if (threadIdx.x == 0)
-#pragma unroll
-                    for (unsigned r = 0; r < kClusterRows; ++r)
-                        if (r + 1 < gridDim.x) block_flags |= cluster_flags[r];
-            }
-        } else {
-            if (threadIdx.x < kLimbs) {
-                if (carried != 0) atomicAdd(limbs + threadIdx.x, (unsigned long long)carried);
-                __threadfence();  // the limbs reach the device before the ticket counts this block
-            }
-            if (threadIdx.x == 0 && block_flags != 0) atomicOr(&header->flags, block_flags);
+                    if (r + 1 < gridDim.x) block_flags |= cluster_flags[r];
+        }
+    } else {
+        if (threadIdx.x < kLimbs) {
+            if (carried != 0) atomicAdd(limbs + threadIdx.x, (unsigned long long)carried);
+            __threadfence();  // the limbs reach the device before the ticket counts this block
+        }
+        if (threadIdx.x == 0 && block_flags != 0) atomicOr(&header->flags, block_flags);
 
-            // The ticket, as V9's: the block that completes the count of tiles rounds.
-            __syncthreads();
-            if (threadIdx.x == 0) {
-                __threadfence();
-                cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(header->ticket);
-                last_block = counter.fetch_add(tiles_done, cuda::memory_order_acq_rel) + tiles_done == t.tiles;
-                if (last_block) counter.store(0, cuda::memory_order_relaxed);
-            }
-            __syncthreads();
-            if (!last_block) return;
-            // Read the state and leave it zero for the next sum.
-            if (threadIdx.x == 0) block_flags = atomicExch(&header->flags, 0u);
-            if (threadIdx.x < kLimbs) block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));
+        // The ticket, as V9's: the block that completes the count of tiles rounds.
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence();
+            cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(header->ticket);
+            last_block = counter.fetch_add(tiles_done, cuda::memory_order_acq_rel) + tiles_done == t.tiles;
+            if (last_block) counter.store(0, cuda::memory_order_relaxed);
         }
         __syncthreads();
+        if (!last_block) return;
+        // Read the state and leave it zero for the next sum.
+        if (threadIdx.x == 0) block_flags = atomicExch(&header->flags, 0u);
+        if (threadIdx.x < kLimbs) block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));
     }
+    __syncthreads();
 
-    // The state's carries and its rounding, by warp 0 (exact_round.cuh); float32's and float16's
-    // through their window of limbs.
-    constexpr int kRoundFirst = kThreadOwnBins<In> ? kNarrowFirstLimb : 0;
-    constexpr int kRoundSlots = kThreadOwnBins<In> ? 1 : cured::kStateSlots;
+    // The blocks' state, rounded as a block alone rounds its own.
     if (warp == 0)
         cured::round_state_by_warp<kRoundFirst, kRoundSlots>(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);
 }

@@ -56,21 +56,34 @@ __device__ __forceinline__ long long global_ns() {
     after('        block_limbs[threadIdx.x] = v;\n    }\n    __syncthreads();\n', '    STAMP(4);\n')
     if 'rows_barrier_wait(&cluster_rows_arrived);\n' in src:  # the others' rows by st.async (2026-11-26 16:00 UTC on)
         after('store_in_first_block(&cluster_flags[rank - 1], block_flags, &cluster_rows_arrived);\n', '                NS(1);\n')
-        after('                rows_barrier_wait(&cluster_rows_arrived);\n', '                STAMP(5);\n')
+        after('rows_barrier_wait(&cluster_rows_arrived);\n', '                STAMP(5);\n')
     elif '            cluster_sync();\n' in src:  # the cluster's two full barriers (before 2026-11-26 05:30 UTC)
         after('            cluster_sync();\n', '            if (rank != 0) NS(1);\n')
         after('            if (rank != 0) return;\n', '            STAMP(5);\n')
     else:  # its barrier in halves, the first arrival at the block's start
         after('            cluster_arrive_release();\n', '            if (rank != 0) NS(1);\n')
         after('            if (rank != 0) return;\n            cluster_wait();\n', '            STAMP(5);\n')
-    after('''                if (last_block) counter.store(0, cuda::memory_order_relaxed);
+    ticket = '''                if (last_block) counter.store(0, cuda::memory_order_relaxed);
             }
             __syncthreads();
-''', '            STAMP(5); if (!last_block) NS(1);\n')
+'''
+    if ticket not in src:  # the combine's code one level out, a block alone having returned (2026-11-26 17:30 UTC on)
+        ticket = ''.join(line[4:] + '\n' for line in ticket.splitlines())
+    after(ticket, '            STAMP(5); if (!last_block) NS(1);\n')
     after('block_limbs[threadIdx.x] = int64_t(atomicExch(limbs + threadIdx.x, 0ull));\n', '            STAMP(6);\n')
     tail = '    if (warp == 0) cured::round_state_by_warp(block_limbs, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);\n'
     narrow = ('        cured::round_state_by_warp<kRoundFirst, kRoundSlots>(block_limbs, block_flags | CURED_EXACT_NONEMPTY, '
               'result, out, lane);\n')
+    alone_call = ('            cured::round_limbs_of_by_warp<kRoundFirst, kRoundSlots>(warps_limb, block_flags | '
+                  'CURED_EXACT_NONEMPTY, result,\n                                                                     out, lane);\n')
+    if alone_call in src:  # a block alone rounds its warps' limbs as it reads them (2026-11-26 17:20 UTC on)
+        after('    if (alone) {\n', '        STAMP(4);\n')
+        after(alone_call, '''        if (warp == 0) {  // the same again, its code now fetched
+            STAMP(8); NS(1);
+            cured::round_limbs_of_by_warp<kRoundFirst, kRoundSlots>(warps_limb, block_flags | CURED_EXACT_NONEMPTY, result, out, lane);
+            STAMP(9);
+        }
+''')
     if narrow in src:  # float32's and float16's window of limbs (2026-11-26 17:00 UTC on)
         after(narrow, '''    if (warp == 0) {  // the same again, its code now fetched
         STAMP(8); NS(1);
