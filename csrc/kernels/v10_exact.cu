@@ -1055,13 +1055,13 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     // them: no pass of the limbs' threads, no barrier.
     constexpr int kRoundFirst = kThreadOwnBins<In> ? kNarrowFirstLimb : 0;
     constexpr int kRoundSlots = kThreadOwnBins<In> ? 1 : cured::kStateSlots;
-    if (alone) {
-        const auto warps_limb = [&](int k) {
-            int64_t v = 0;
+    const auto warps_limb = [&](int k) {  // the block's limb k: its warps' added
+        int64_t v = 0;
 #pragma unroll
-            for (int w = 0; w < kWarps; ++w) v += int64_t(warp_limbs[w][k]);
-            return v;
-        };
+        for (int w = 0; w < kWarps; ++w) v += int64_t(warp_limbs[w][k]);
+        return v;
+    };
+    if (alone) {
         if (warp == 0)
             cured::round_limbs_of_by_warp<kRoundFirst, kRoundSlots>(warps_limb, block_flags | CURED_EXACT_NONEMPTY, result,
                                                                      out, lane);
@@ -1069,12 +1069,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
     }
 
     // The block's state: its warps' limbs added.
-    if (threadIdx.x < kLimbs) {
-        int64_t v = 0;
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) v += int64_t(warp_limbs[w][threadIdx.x]);
-        block_limbs[threadIdx.x] = v;
-    }
+    if (threadIdx.x < kLimbs) block_limbs[threadIdx.x] = warps_limb(threadIdx.x);
     __syncthreads();
     // One carry step leaves each limb below 2^33 in magnitude, so that the workspace's int64
     // limbs take up to 2^30 blocks' adds.

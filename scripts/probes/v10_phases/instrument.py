@@ -53,7 +53,10 @@ __device__ __forceinline__ long long global_ns() {
         after('digits->template add_to<ClearFirst ? thread_digits::kDigitsPerWarp : 1>(warp_limbs, warp, lane);\n',
               '                STAMP(15);\n')
     after('        thread_window<In>::add_bins(warp_bins, warp_limbs);\n        __syncthreads();\n', '        STAMP(3);\n')
-    after('        block_limbs[threadIdx.x] = v;\n    }\n    __syncthreads();\n', '    STAMP(4);\n')
+    block_sum = '    if (threadIdx.x < kLimbs) block_limbs[threadIdx.x] = warps_limb(threadIdx.x);\n    __syncthreads();\n'
+    if block_sum not in src:  # before 2026-11-26 17:45 UTC: the sum written out
+        block_sum = '        block_limbs[threadIdx.x] = v;\n    }\n    __syncthreads();\n'
+    after(block_sum, '    STAMP(4);\n')
     if 'rows_barrier_wait(&cluster_rows_arrived);\n' in src:  # the others' rows by st.async (2026-11-26 16:00 UTC on)
         after('store_in_first_block(&cluster_flags[rank - 1], block_flags, &cluster_rows_arrived);\n', '                NS(1);\n')
         after('rows_barrier_wait(&cluster_rows_arrived);\n', '                STAMP(5);\n')
