@@ -250,7 +250,10 @@
 //    6.91 / 6.91 against 7.07 / 7.10 / 7.01 us (second run 6.82 / 6.78 against 6.98 / 6.94 /
 //    6.85), 2^12 6.98 / 6.91 against 7.10 / 7.14 / 7.07; float64, whose lanes read 24 limbs each,
 //    0.03 to 0.1 us (full range 2^12 7.33 / 7.33 against 7.39 / 7.39 / 7.33); from 2^16 (no block
-//    alone) and at 2^20 and 2^26 the same or faster.
+//    alone) and at 2^20 and 2^26 the same or faster. Part of that is the probe's order: in a later
+//    run (17:55 UTC) two copies of one kernel read 0.03 to 0.19 us apart, the one in the base's
+//    slot the slower, so the change is worth 0.03 to 0.15 us, the figures against the third copy
+//    (var2's slot) the fairest.
 #include <climits>
 
 #include <cuda/atomic>
