@@ -86,7 +86,7 @@ template <class Mask> __device__ __forceinline__ int lowest_limb(Mask m) {
 // or, for CURED_EXACT_STATE, stored whole and normalized (cured_exact_normalize over every limb)
 // into the cured_exact_state at out (the whole state's window alone). Every limb outside the window
 // is zero, and the state's integer fits the window's limbs as two's complement. All 32 lanes of one
-// warp call it (through the two forms below).
+// warp call it (through the forms below).
 template <int First, int Slots, class Acc, class LimbAt>
 __device__ __forceinline__ void round_by_warp(LimbAt limb_at, unsigned flags, cured_dtype to, Acc *out, unsigned lane) {
     constexpr int kLimbs = CURED_EXACT_LIMBS;
