@@ -600,7 +600,13 @@ struct thread_digits {
 // copies of it, device time, 2026-11-26), not kept: the fifth atomic only where its piece is not 0
 // (a quarter of elements): H200, 7.07 to 7.23 us against 6.88 to 7.20; 22-bit digits, four
 // pieces an element, the words into the state after every step: H100, 7.97 to 8.00 against 7.26
-// to 7.36 (2^20: 14.05 to 14.37 against 13.06 to 13.09), its flush spilling registers.
+// to 7.36 (2^20: 14.05 to 14.37 against 13.06 to 13.09), its flush spilling registers. Where the
+// time goes, from copies that give wrong sums (H100, the same way, 19:03 and 19:08 UTC): one atomic
+// an element where five were, 6.53 to 6.85 us against 7.01 to 7.17; warp 0's rounding through one
+// slot a lane, or without cured_exact_round_top, within 0.1 us of the kernel. Within 1.5 times V9's
+// time (about 0.1 us on the H100 and 0.2 on the H200) would take about half the atomics, which words
+// of int32 cannot give: a step's 512 elements a warp leave a word 22 bits a piece at most, four
+// pieces an element.
 struct warp_words {
     static constexpr int kWords = 2 * kLimbs;
     static_assert(kWords >= 2045 / 16 + 5, "the highest element's five pieces fit");
