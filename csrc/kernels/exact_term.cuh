@@ -21,6 +21,41 @@ template <bool Atomic> __device__ __forceinline__ void add_term(unsigned long lo
     }
 }
 
+// 16-bit digits of a state in int32 words (word k: bits 16k up; limb j: words 2j and 2j + 1), into
+// which a significand goes in pieces below 2^16 by native 32-bit shared atomic adds: one
+// instruction each on sm_90, where a 64-bit one, as add_term's, is a compare-and-swap loop. A word
+// takes at most 2^15 pieces before its owner moves it into a state (flush_words).
+constexpr int kStateWords = 2 * CURED_EXACT_LIMBS;
+
+// A float type's significand bits (its implicit bit included), and the pieces its significand takes
+// at any shift: 2 for float16, 3 for float32, 5 for float64.
+template <class T> constexpr int kSignificandBits = std::is_same_v<T, __half> ? 11 : std::is_same_v<T, float> ? 24 : 53;
+template <class T> constexpr int kWordPieces = (kSignificandBits<T> + 15 + 15) / 16;
+static_assert(kStateWords >= 2045 / 16 + kWordPieces<double>, "the pieces of the largest float64 (place 2045) fit");
+
+// magnitude x 2^place (place: the position of its lowest bit in the state, bit 0 at 2^-1074), with
+// `sign` 1 or -1, into the words.
+template <int Pieces>
+__device__ __forceinline__ void add_to_words(int32_t *words, uint64_t magnitude, uint32_t place, int sign) {
+    const uint32_t first = place / 16, shift = place % 16;
+    const uint64_t above = magnitude >> (16 - shift);  // the significand's bits above the first piece
+    int32_t *const w = words + first;
+    atomicAdd(w, sign * int32_t(uint32_t(magnitude << shift) & 0xffffu));
+#pragma unroll
+    for (int k = 1; k < Pieces; ++k) atomicAdd(w + k, sign * int32_t(uint32_t(above >> (16 * (k - 1))) & 0xffffu));
+}
+
+// A warp's words into its state, each limb by one lane (plain adds), and cleared; all 32 lanes call
+// it, after a __syncwarp that orders the words' and the state's other writers.
+__device__ __forceinline__ void flush_words(int32_t *words, unsigned long long *state, unsigned lane) {
+    for (int j = int(lane); j < CURED_EXACT_LIMBS; j += 32) {
+        const int64_t v = int64_t(words[2 * j]) + int64_t(words[2 * j + 1]) * 65536;
+        words[2 * j] = words[2 * j + 1] = 0;
+        if (v != 0) state[j] += (unsigned long long)v;
+    }
+    __syncwarp();
+}
+
 // Any element cured reads as a term: 1 with *term set, or 0 where it adds nothing (a NaN or an
 // infinity, which raise their flags, or an integer 0). Floats raise CURED_EXACT_SIGN_CLEAR where
 // their sign bit is clear, integers always (an integer sum is never -0.0).

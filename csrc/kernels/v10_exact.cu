@@ -608,8 +608,7 @@ struct thread_digits {
 // of int32 cannot give: a step's 512 elements a warp leave a word 22 bits a piece at most, four
 // pieces an element.
 struct warp_words {
-    static constexpr int kWords = 2 * kLimbs;
-    static_assert(kWords >= 2045 / 16 + 5, "the highest element's five pieces fit");
+    static constexpr int kWords = cured::kStateWords, kPieces = cured::kWordPieces<double>;
     static_assert(kFlushSteps * 16 * 32 <= (1 << 15), "a word takes at most 2^15 pieces between flushes");
     int32_t word[kWarps][kWords];
 
@@ -619,24 +618,11 @@ struct warp_words {
     // A finite float64 from its bits, into its warp's words.
     __device__ __forceinline__ void add_finite(uint64_t bits, unsigned warp) {
         const float64_parts parts = parts_of(bits);
-        const uint64_t magnitude = parts.magnitude;
-        const uint32_t first = parts.place / 16, shift = parts.place % 16;
-        const uint64_t above = magnitude >> (16 - shift);  // the significand's bits above the first piece
-        const int sign = int64_t(bits) < 0 ? -1 : 1;
-        int32_t *const w = word[warp] + first;
-        atomicAdd(w, sign * int32_t(uint32_t(magnitude << shift) & 0xffffu));
-#pragma unroll
-        for (int k = 1; k < 5; ++k) atomicAdd(w + k, sign * int32_t(uint32_t(above >> (16 * (k - 1))) & 0xffffu));
+        cured::add_to_words<kPieces>(word[warp], parts.magnitude, parts.place, int64_t(bits) < 0 ? -1 : 1);
     }
-    // The warp's words into its state (limb j: words 2j and 2j + 1), each limb by one lane, and
-    // cleared; all lanes call it, after a __syncwarp that orders the state's other writers.
+    // The warp's words into its state, and cleared (cured::flush_words).
     __device__ __forceinline__ void flush(unsigned long long *warp_state, unsigned warp, unsigned lane) {
-        for (int j = int(lane); j < kLimbs; j += 32) {
-            const int64_t v = int64_t(word[warp][2 * j]) + int64_t(word[warp][2 * j + 1]) * 65536;
-            word[warp][2 * j] = word[warp][2 * j + 1] = 0;
-            if (v != 0) warp_state[j] += (unsigned long long)v;
-        }
-        __syncwarp();
+        cured::flush_words(word[warp], warp_state, lane);
     }
 };
 
