@@ -220,7 +220,8 @@ def test_cpu_threads_change_nothing(seed, threads):
 
 
 AXIS_CASES = [((7, 9), 0), ((7, 9), -1), ((4, 5, 6), (0, 2)), ((4, 5, 6), 1), ((3, 4, 5, 2), (1, 3)),
-              ((3, 4, 5, 2), ()), ((0, 5), 1), ((5, 0), 1), ((6, 1000), 1)]
+              ((3, 4, 5, 2), ()), ((0, 5), 1), ((5, 0), 1), ((6, 1000), 1),
+              ((3, 3000), 1), ((2500, 2), 0)]  # rows of 1024 or more: the GPU's float32 and float16 bins
 
 
 def exact_along(x, axis, dtype):
@@ -532,6 +533,20 @@ def test_fsum_along_axes_on_the_gpu_in_segments(seed, shape, axis):
     special[1, 17], special[2, 5], special[2, -1], special[3, 2**20] = np.inf, np.inf, -np.inf, np.nan
     got = cured.fsum(cupy.asarray(special), axis=1)
     assert np.signbit(got[0]) and got[0] == 0 and got[1] == np.inf and np.isnan(got[2]) and np.isnan(got[3])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_fsum_along_long_rows_of_narrow_floats_as_ieee(dtype):
+    """Rows of 1024 float32 or float16 elements or more add in each thread's float64 bins
+    (kernels/v10_axis.cu): a NaN, +inf with -inf, -0.0 alone as IEEE there too."""
+    cupy = pytest.importorskip("cupy")
+    special = np.full((4, 3000), -0.0, dtype)
+    special[1, 17], special[2, 5], special[2, -1], special[3, 2000] = np.inf, np.inf, -np.inf, np.nan
+    got = cured.fsum(cupy.asarray(special), axis=1)
+    assert np.signbit(got[0]) and got[0] == 0 and got[1] == np.inf and np.isnan(got[2]) and np.isnan(got[3])
+    special[0, 7] = 0.0  # one +0.0 among the -0.0: +0.0
+    assert not np.signbit(cured.fsum(cupy.asarray(special), axis=1)[0])
 
 
 @pytest.mark.gpu

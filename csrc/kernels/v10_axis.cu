@@ -5,30 +5,46 @@
 // output consecutive first (device_sum's C-order copy, then a copy with the reduced axes last where
 // they are not already: module.c), so the input here is rows: `rows` outputs of `length` elements.
 // A warp takes a row, or a segment of one where there are few long rows (so that every SM has
-// work), and adds each element into the warp's exact state in shared memory (exact.h: 68 limbs of
-// 32 bits), decoded into a term and added with shared atomic adds (exact_term.cuh): V10's slow
-// path, without its register window. The warp then carries its state and rounds it at once, a row
-// of one segment (exact_round.cuh, V10's: carry lookahead over the limbs, three a lane), or
-// segments leave their normalized states in the workspace, and a second launch adds each row's
-// states, limb by limb, in the lanes' registers, and rounds them so. The answer is unique, so it is
-// the CPU's (exact_cpu.c), whatever the segments.
+// work), a step of 32 elements at a time, into exact integers of its own: float32 and float16
+// segments of 1024 elements or more into each thread's float64 bins (row_bins, as V10's level 2),
+// other floats into the warp's 16-bit digits with native 32-bit shared atomic adds (exact_term.cuh,
+// as V10's float64 words), integers into the warp's exact state (exact.h: 68 limbs of 32 bits) with
+// 64-bit atomic adds. The warp then carries its state and rounds it at once, a row of one segment
+// (exact_round.cuh, V10's: carry lookahead over the limbs, three a lane), or segments leave their
+// normalized states in the workspace, and a second launch adds each row's states, limb by limb, in
+// the lanes' registers, and rounds them so. The answer is unique, so it is the CPU's
+// (exact_cpu.c), whatever the segments.
 //
 // Exact for rows of fewer than 2^62 elements: a segment holds at most 2^30 (each limb of its
 // state then stays below 2^62), and a row's normalized states add below 2^63.
 //
-// Napkin math: each element is a decode and up to three 64-bit shared atomic adds, which sm_90
-// runs as compare-and-swap loops, and a warp's lanes add into the same limbs; a row also costs
-// clearing its 68 limbs and the warp's carries and rounding. Measured (device time of the
-// whole call, standard-normal data, H200, 2026-11-23, scripts/probes/v10_axis_speed.py): 87 to 131
-// GB/s on (4096, 4096) float64 along either axis, (16, 2^24) and (2^14, 2^14) float32, (512, 512,
-// 512) float64 along (0, 2), where V9's axis kernels read 1389 to 3693 in the same calls; 11 GB/s
-// on 2^24 rows of 16 float32, where the rows' fixed cost rules. The slow path's speed, far below the
-// memory's limit: V10's register window and each thread's own state (v10_exact.cu) are the way
-// there. The warp's carries and rounding (exact_round.cuh) replaced lane 0's carry loop over the 68
-// limbs and its rounding, and the combine's states went into registers instead of shared memory:
-// H100, 2026-11-26 14:16 UTC (scripts/probes/v10_axis_speed.py on this kernel, the one before and
-// this one again, each built in turn on one machine), 2^24 rows of 16 float32 92.6 -> 83.7 / 83.4
-// ms (11.6 -> 12.8 GB/s); the other shapes the same or up to 3% faster.
+// Napkin math: a float32 element in the bins is a conversion, a shared load, a float64 add and a
+// store; in the words, a decode and three 32-bit shared atomic adds (float64: five), which the
+// lanes of a warp run one after another where they add into the same word (elements of nearby
+// binades); a segment also costs flushing the bins or words into the state, clearing its 68 limbs,
+// and the warp's carries and rounding.
+//
+// Evidence (device time of the whole call, copies included, scripts/probes/v10_axis_speed.py; V9's
+// axis kernels on the same arrays in the same calls):
+//  - Until 2026-11-26 every element went into the warp's state with add_term's 64-bit shared
+//    atomic adds, which sm_90 runs as compare-and-swap loops: 87 to 131 GB/s on the probe's shapes
+//    (H200, 2026-11-23), where V9 read 1389 to 3693; 11 GB/s on 2^24 rows of 16 float32, where
+//    the rows' fixed cost rules. The warp's carries and rounding (exact_round.cuh) then replaced
+//    lane 0's carry loop and its rounding: 2^24 rows of 16 float32 92.6 -> 83.7 / 83.4 ms (H100,
+//    2026-11-26 14:16 UTC), the other shapes the same or up to 3% faster.
+//  - The bins and the words (H100, 2026-11-26 19:27 UTC; this kernel built, then the one before,
+//    then this one again, on one machine): standard-normal data, (4096, 4096) float64 along 1
+//    336 / 338 GB/s against 135, along 0 219 / 237 against 115; (16, 2^24) float32 along 1 674 /
+//    723 against 104; (2^14, 2^14) float32 along 0 241 / 257 against 82; (512, 512, 512) float64
+//    along (0, 2) 277 / 286 against 132. Data over the whole exponent range: 994 / 1021 against
+//    558, 230 / 406 against 329 (V9 read 260 in the call of the first), 686 / 673 against 355, 255
+//    / 240 against 186, 705 / 715 against 463. 2^24 rows of 16 float32 within the runs' spread:
+//    11.8 / 13.6 against 11.1 GB/s (standard normal), 11.7 / 13.0 against 13.8 (full range). The
+//    same run with every float32 segment in the bins (19:23 UTC) read 12.5 / 11.8 against 14.5 on
+//    full-range rows of 16, whose bins' flush took more than their elements: hence kBinsFrom. Where
+//    the lanes' elements share binades the words' atomic adds run one lane at a time, as the
+//    compare-and-swap loops did, but each in one instruction: float64 gains 1.9 to 2.5 times,
+//    float32 in the bins 2.9 to 7.0 times.
 #include <array>
 #include <utility>
 
@@ -73,14 +89,74 @@ __device__ __forceinline__ void finish(const unsigned long long *state, unsigned
     __syncwarp();  // before the state is cleared for the next pair
 }
 
-// Each (row, segment) pair to a warp, in turn over the grid.
+// float32 and float16 (widened, exactly) into each thread's own float64 bins, as V10's level 2 does
+// (v10_exact.cu, thread_bins): bin b takes the float32 exponents 16b to 16b + 15, multiples of
+// 2^(16b - 150) below 2^(16b - 111), so that 2^14 of them add exactly (below 2^53 units). A
+// conversion, a shared load, an add and a store an element, where the warp's lanes added into the
+// same few limbs of its state (compare-and-swap loops, one lane at a time). 32 KiB a block.
+struct row_bins {
+    static constexpr int kBins = 16;
+    static constexpr int kFlushSteps = 1 << 14;  // elements a thread adds between two flushes
+    double bin[kBins][kThreads];
+
+    __device__ __forceinline__ void clear() {
+#pragma unroll
+        for (int b = 0; b < kBins; ++b) bin[b][threadIdx.x] = 0.0;
+    }
+    // An element, or its flags: a NaN's, an infinity's, a clear sign bit's.
+    template <class In> __device__ __forceinline__ void add(In element, unsigned *flags) {
+        if constexpr (std::is_same_v<In, float> || std::is_same_v<In, __half>) {
+            const float x = float(element);
+            const uint32_t bits = __float_as_uint(x);
+            if (((bits >> 23) & 255) == 255) {
+                cured_exact_term term;
+                cured::term_of(element, &term, flags);
+                return;
+            }
+            if (bits >> 31 == 0) *flags |= CURED_EXACT_SIGN_CLEAR;
+            (&bin[0][threadIdx.x])[((bits >> 27) & 15) * kThreads] += double(x);
+        }
+    }
+    // Each bin, an integer number of its unit, summed over the warp (below 2^58) into the warp's state
+    // by lane 0, and cleared; all 32 lanes call it.
+    __device__ __forceinline__ void flush(unsigned long long *state, unsigned lane) {
+#pragma unroll
+        for (int b = 0; b < kBins; ++b) {
+            double &mine = bin[b][threadIdx.x];
+            if (!__any_sync(0xffffffffu, mine != 0.0)) continue;
+            const double to_units = __longlong_as_double(int64_t(1023 + 150 - 16 * b) << 52);  // 2^(150 - 16b)
+            const int64_t v = cured::warp_sum(__double2ll_rn(mine * to_units));
+            mine = 0.0;
+            if (lane == 0 && v != 0)
+                cured::add_term<false>(state, cured_exact_term{v < 0, v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v),
+                                                               16 * b - 150 - CURED_EXACT_UNIT_EXP});
+        }
+    }
+};
+
+// Each (row, segment) pair to a warp, in turn over the grid, a step of 32 elements at a time. Where
+// its elements go: floats into the warp's 16-bit words (exact_term.cuh; a step adds at most 32
+// pieces to a word, and 64 steps go between flushes), but float32 and float16 segments of at least
+// kBinsFrom elements into the threads' bins (row_bins), whose flush takes more than the words' where
+// a segment spans many binades; integers (up to 64 bits at one place) into the warp's state.
 template <class In>
 __global__ void __launch_bounds__(kThreads)
     exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, double *out,
                        cured_exact_state *states) {
+    constexpr bool kBins = std::is_same_v<In, float> || std::is_same_v<In, __half>, kWords = cured::is_floating<In>;
+    constexpr int kWordSteps = 64;
+    static_assert(32 * kWordSteps <= (1 << 15), "a word takes at most 2^15 pieces between flushes");
+    constexpr int64_t kBinsFrom = 1024;
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
+    __shared__ std::conditional_t<kBins, row_bins, char> bins_here;
+    __shared__ int32_t warp_words[kWarps][kWords ? cured::kStateWords : 1];
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     unsigned long long *const state = warp_limbs[warp];
+    auto *const bins = reinterpret_cast<row_bins *>(&bins_here);
+    int32_t *const words = warp_words[warp];
+    if constexpr (kBins) bins->clear();  // each flush leaves them so
+    if constexpr (kWords)
+        for (int k = lane; k < cured::kStateWords; k += 32) words[k] = 0;
     const int64_t units = rows * plan.segments;
     for (int64_t unit = int64_t(blockIdx.x) * kWarps + warp; unit < units; unit += int64_t(gridDim.x) * kWarps) {
         for (int k = lane; k < kLimbs; k += 32) state[k] = 0;
@@ -88,10 +164,29 @@ __global__ void __launch_bounds__(kThreads)
         const int64_t row = unit / plan.segments, begin = unit % plan.segments * plan.segment;
         const int64_t end = min(begin + plan.segment, length);
         const In *const elements = in + row * length;
+        const bool by_bins = kBins && end - begin >= kBinsFrom;
+        const int flush_steps = by_bins ? row_bins::kFlushSteps : kWordSteps;
         unsigned flags = 0;
-        for (int64_t i = begin + lane; i < end; i += 32) {
+        int steps = 0;
+        for (int64_t step = begin; step < end; step += 32) {  // the whole warp, for its flushes
+            const int64_t i = step + lane;
             cured_exact_term term;
-            if (cured::term_of(elements[i], &term, &flags)) cured::add_term<true>(state, term);
+            if (by_bins) {
+                if (i < end) bins->add(elements[i], &flags);
+            } else if (i < end && cured::term_of(elements[i], &term, &flags)) {
+                if constexpr (kWords)
+                    cured::add_to_words<cured::kWordPieces<In>>(words, term.magnitude, uint32_t(term.position),
+                                                                term.negative ? -1 : 1);
+                else
+                    cured::add_term<true>(state, term);
+            }
+            if constexpr (kWords)
+                if (++steps == flush_steps || step + 32 >= end) {
+                    steps = 0;
+                    __syncwarp();
+                    if (by_bins) bins->flush(state, lane);
+                    else cured::flush_words(words, state, lane);
+                }
         }
         finish(state, flags, lane, row, unit, plan.segments == 1, result, out, states);
     }

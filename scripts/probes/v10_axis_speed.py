@@ -1,18 +1,26 @@
 """V10 along axes of a device array (kernels/v10_axis.cu) against V9's axis kernels on the same
 array: device time (CUDA events around the call, median of 10 after a warm-up; the call's own
-copies included), standard-normal data. A probe for README and docs/; it prints, nothing reads it.
+copies included), standard-normal data, then (FULL_RANGE=1) data over the dtype's whole exponent
+range as well (cured.benchmark.full_range). A probe for README and docs/; it prints, nothing reads it.
 """
+import math
+import os
 import statistics
 
 import cupy
 
 import cured
+from cured.benchmark import full_range
 
 CASES = [("float64", (4096, 4096), 1), ("float64", (4096, 4096), 0), ("float32", (2**24, 16), 1),
          ("float32", (16, 2**24), 1), ("float32", (2**14, 2**14), 0), ("float64", (512, 512, 512), (0, 2))]
 print(cured.device_info()["name"])
-for dtype, shape, axis in CASES:
-    d = cupy.random.standard_normal(shape, dtype=dtype)
+DATA = ["standard normal"] + (["full range"] if os.environ.get("FULL_RANGE") else [])
+for data, (dtype, shape, axis) in [(data, case) for data in DATA for case in CASES]:
+    if data == "full range":
+        d = cupy.asarray(full_range(math.prod(shape), dtype).reshape(shape))
+    else:
+        d = cupy.random.standard_normal(shape, dtype=dtype)
     times = {}
     for name, fn in (("V9", lambda: cured.sum(d, axis=axis)), ("V10", lambda: cured.fsum(d, axis=axis))):
         fn()
@@ -26,7 +34,7 @@ for dtype, shape, axis in CASES:
             runs.append(cupy.cuda.get_elapsed_time(start, stop) * 1e-3)
         times[name] = statistics.median(runs)
     gbs = {k: d.nbytes / v / 1e9 for k, v in times.items()}
-    print(f"{dtype} {str(shape):<16} axis {str(axis):<7} V9 {gbs['V9']:8.1f} GB/s  V10 {gbs['V10']:8.1f} GB/s "
+    print(f"{data:<15} {dtype} {str(shape):<16} axis {str(axis):<7} V9 {gbs['V9']:8.1f} GB/s  V10 {gbs['V10']:8.1f} GB/s "
           f"({times['V10'] * 1e3:.2f} ms)", flush=True)
     del d
     cupy.get_default_memory_pool().free_all_blocks()
