@@ -56,6 +56,26 @@ __device__ __forceinline__ void flush_words(int32_t *words, unsigned long long *
     __syncwarp();
 }
 
+// float32 elements (float16 widened) added exactly into 16 float64 bins of each thread's own, bin b
+// for the float32 exponents 16b to 16b + 15: multiples of 2^(16b - 150) below 2^(16b - 111), so
+// that float64 adds 2^14 of them without a rounding (below 2^53 units). A conversion, a shared load,
+// an add and a store an element, no branch; [bin][thread], so that a warp's 32 threads hit 32
+// different banks. V10's level 2 and its sums along axes each add their own flush.
+template <int Threads> struct float32_bins {
+    static constexpr int kBins = 16;
+    static constexpr int kUnitExponent = -150;  // bin b's unit: 2^(kUnitExponent + 16b)
+    double bin[kBins][Threads];
+
+    __device__ __forceinline__ void clear() {
+#pragma unroll
+        for (int b = 0; b < kBins; ++b) bin[b][threadIdx.x] = 0.0;
+    }
+    // A finite float32 (or a float16, widened) from its bits.
+    __device__ __forceinline__ void add_finite(uint32_t bits) {
+        (&bin[0][threadIdx.x])[((bits >> 27) & 15) * Threads] += double(__uint_as_float(bits));
+    }
+};
+
 // Any element cured reads as a term: 1 with *term set, or 0 where it adds nothing (a NaN or an
 // infinity, which raise their flags, or an integer 0). Floats raise CURED_EXACT_SIGN_CLEAR where
 // their sign bit is clear, integers always (an integer sum is never -0.0).

@@ -89,32 +89,23 @@ __device__ __forceinline__ void finish(const unsigned long long *state, unsigned
     __syncwarp();  // before the state is cleared for the next pair
 }
 
-// float32 and float16 (widened, exactly) into each thread's own float64 bins, as V10's level 2 does
-// (v10_exact.cu, thread_bins): bin b takes the float32 exponents 16b to 16b + 15, multiples of
-// 2^(16b - 150) below 2^(16b - 111), so that 2^14 of them add exactly (below 2^53 units). A
-// conversion, a shared load, an add and a store an element, where the warp's lanes added into the
-// same few limbs of its state (compare-and-swap loops, one lane at a time). 32 KiB a block.
-struct row_bins {
-    static constexpr int kBins = 16;
+// float32 and float16 into each thread's own float64 bins (exact_term.cuh), as V10's level 2 does
+// (v10_exact.cu, thread_bins), where the warp's lanes added into the same few limbs of its state
+// (compare-and-swap loops, one lane at a time). 32 KiB a block.
+struct row_bins : cured::float32_bins<kThreads> {
     static constexpr int kFlushSteps = 1 << 14;  // elements a thread adds between two flushes
-    double bin[kBins][kThreads];
 
-    __device__ __forceinline__ void clear() {
-#pragma unroll
-        for (int b = 0; b < kBins; ++b) bin[b][threadIdx.x] = 0.0;
-    }
     // An element, or its flags: a NaN's, an infinity's, a clear sign bit's.
     template <class In> __device__ __forceinline__ void add(In element, unsigned *flags) {
         if constexpr (std::is_same_v<In, float> || std::is_same_v<In, __half>) {
-            const float x = float(element);
-            const uint32_t bits = __float_as_uint(x);
+            const uint32_t bits = __float_as_uint(float(element));
             if (((bits >> 23) & 255) == 255) {
                 cured_exact_term term;
                 cured::term_of(element, &term, flags);
                 return;
             }
             if (bits >> 31 == 0) *flags |= CURED_EXACT_SIGN_CLEAR;
-            (&bin[0][threadIdx.x])[((bits >> 27) & 15) * kThreads] += double(x);
+            add_finite(bits);
         }
     }
     // Each bin, an integer number of its unit, summed over the warp (below 2^58) into the warp's state
@@ -124,12 +115,13 @@ struct row_bins {
         for (int b = 0; b < kBins; ++b) {
             double &mine = bin[b][threadIdx.x];
             if (!__any_sync(0xffffffffu, mine != 0.0)) continue;
-            const double to_units = __longlong_as_double(int64_t(1023 + 150 - 16 * b) << 52);  // 2^(150 - 16b)
+            const int unit = kUnitExponent + 16 * b;
+            const double to_units = __longlong_as_double(int64_t(1023 - unit) << 52);  // 2^-unit
             const int64_t v = cured::warp_sum(__double2ll_rn(mine * to_units));
             mine = 0.0;
             if (lane == 0 && v != 0)
                 cured::add_term<false>(state, cured_exact_term{v < 0, v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v),
-                                                               16 * b - 150 - CURED_EXACT_UNIT_EXP});
+                                                               unit - CURED_EXACT_UNIT_EXP});
         }
     }
 };
@@ -143,19 +135,19 @@ template <class In>
 __global__ void __launch_bounds__(kThreads)
     exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, double *out,
                        cured_exact_state *states) {
-    constexpr bool kBins = std::is_same_v<In, float> || std::is_same_v<In, __half>, kWords = cured::is_floating<In>;
+    constexpr bool kHasBins = std::is_same_v<In, float> || std::is_same_v<In, __half>, kHasWords = cured::is_floating<In>;
     constexpr int kWordSteps = 64;
     static_assert(32 * kWordSteps <= (1 << 15), "a word takes at most 2^15 pieces between flushes");
     constexpr int64_t kBinsFrom = 1024;
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
-    __shared__ std::conditional_t<kBins, row_bins, char> bins_here;
-    __shared__ int32_t warp_words[kWarps][kWords ? cured::kStateWords : 1];
+    __shared__ std::conditional_t<kHasBins, row_bins, char> bins_here;
+    __shared__ int32_t warp_words[kWarps][kHasWords ? cured::kStateWords : 1];
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     unsigned long long *const state = warp_limbs[warp];
     auto *const bins = reinterpret_cast<row_bins *>(&bins_here);
     int32_t *const words = warp_words[warp];
-    if constexpr (kBins) bins->clear();  // each flush leaves them so
-    if constexpr (kWords)
+    if constexpr (kHasBins) bins->clear();  // each flush leaves them so
+    if constexpr (kHasWords)
         for (int k = lane; k < cured::kStateWords; k += 32) words[k] = 0;
     const int64_t units = rows * plan.segments;
     for (int64_t unit = int64_t(blockIdx.x) * kWarps + warp; unit < units; unit += int64_t(gridDim.x) * kWarps) {
@@ -164,7 +156,7 @@ __global__ void __launch_bounds__(kThreads)
         const int64_t row = unit / plan.segments, begin = unit % plan.segments * plan.segment;
         const int64_t end = min(begin + plan.segment, length);
         const In *const elements = in + row * length;
-        const bool by_bins = kBins && end - begin >= kBinsFrom;
+        const bool by_bins = kHasBins && end - begin >= kBinsFrom;
         const int flush_steps = by_bins ? row_bins::kFlushSteps : kWordSteps;
         unsigned flags = 0;
         int steps = 0;
@@ -174,13 +166,13 @@ __global__ void __launch_bounds__(kThreads)
             if (by_bins) {
                 if (i < end) bins->add(elements[i], &flags);
             } else if (i < end && cured::term_of(elements[i], &term, &flags)) {
-                if constexpr (kWords)
+                if constexpr (kHasWords)
                     cured::add_to_words<cured::kWordPieces<In>>(words, term.magnitude, uint32_t(term.position),
                                                                 term.negative ? -1 : 1);
                 else
                     cured::add_term<true>(state, term);
             }
-            if constexpr (kWords)
+            if constexpr (kHasWords)
                 if (++steps == flush_steps || step + 32 >= end) {
                     steps = 0;
                     __syncwarp();

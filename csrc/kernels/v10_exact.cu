@@ -366,8 +366,8 @@ using cured::warp_sum;
 // thread's own state of them (thread_digits, below) needs dynamic shared memory; without it they
 // take the warp's state, with atomics. (Four copies of that a warp, by lane, measured no faster: 166
 // against 170 GB/s.)
-constexpr int kExponentBins = 16;
-constexpr int kUnitExponent = -150;                              // bin b's unit: 2^(kUnitExponent + 16b)
+constexpr int kExponentBins = cured::float32_bins<kThreads>::kBins;
+constexpr int kUnitExponent = cured::float32_bins<kThreads>::kUnitExponent;  // bin b's unit: 2^(kUnitExponent + 16b)
 constexpr int kUnitBit = kUnitExponent - CURED_EXACT_UNIT_EXP;   // bin 0's unit, a bit of the state
 constexpr int kFirstChunk = kUnitBit / 16;  // bin 0's last place is bit 12 of chunk 57
 static_assert(kFirstChunk == 57 && kUnitBit % 16 == 12, "2^-150 is bit 12 of chunk 57");
@@ -394,17 +394,7 @@ __device__ __forceinline__ void limb_pieces(int64_t v, int shift, int64_t (&piec
     piece[2] = shift != 0 ? v >> (64 - shift) : v >> 63;  // arithmetic: the floor of v x 2^shift / 2^64
 }
 
-struct thread_bins {
-    double bin[kExponentBins][kThreads];
-
-    __device__ __forceinline__ void clear() {
-#pragma unroll
-        for (int b = 0; b < kExponentBins; ++b) bin[b][threadIdx.x] = 0.0;
-    }
-    // A finite float32 (or a float16, widened) from its bits.
-    __device__ __forceinline__ void add_finite(uint32_t bits) {
-        (&bin[0][threadIdx.x])[((bits >> 27) & 15) * kThreads] += double(__uint_as_float(bits));
-    }
+struct thread_bins : cured::float32_bins<kThreads> {
     // This thread's bins, as integers, carried into 16-bit chunks (chunk c: bits 16c up of the state)
     // and those into 32-bit words (the state's limbs 28 to 37), summed over the warp into the warp's
     // state by lane 0, and cleared; all lanes call it. Between two calls a thread adds at most
