@@ -80,10 +80,13 @@ template <int Threads> struct float32_bins {
 // infinity, which raise their flags, or an integer 0). Floats raise CURED_EXACT_SIGN_CLEAR where
 // their sign bit is clear, integers always (an integer sum is never -0.0).
 template <class In> __device__ __forceinline__ int term_of(In x, cured_exact_term *term, unsigned *flags) {
-    if constexpr (std::is_same_v<In, __half>) return cured_exact_decode_ieee(__half_as_ushort(x), 16, 10, term, flags);
-    else if constexpr (std::is_same_v<In, float>) return cured_exact_decode_ieee(__float_as_uint(x), 32, 23, term, flags);
+    constexpr int kFraction = kSignificandBits<In> - 1;  // a float's stored significand bits
+    if constexpr (std::is_same_v<In, __half>)
+        return cured_exact_decode_ieee(__half_as_ushort(x), 16, kFraction, term, flags);
+    else if constexpr (std::is_same_v<In, float>)
+        return cured_exact_decode_ieee(__float_as_uint(x), 32, kFraction, term, flags);
     else if constexpr (std::is_same_v<In, double>)
-        return cured_exact_decode_ieee(uint64_t(__double_as_longlong(x)), 64, 52, term, flags);
+        return cured_exact_decode_ieee(uint64_t(__double_as_longlong(x)), 64, kFraction, term, flags);
     else {
         *flags |= CURED_EXACT_SIGN_CLEAR;
         uint64_t magnitude;
