@@ -262,6 +262,7 @@
 #include "../exact.h"
 #include "exact_round.cuh"
 #include "exact_term.cuh"
+#include "exact_window.cuh"
 #include "tiles.cuh"
 
 namespace {
@@ -294,36 +295,6 @@ constexpr int64_t kClearFirstTiles = 4;
 // 2^(kBinBits + 5) a step, and a warp's 32 of them must still add in an int64.
 constexpr int kFlushSteps = 64;
 
-// The fast window of each floating input: the arithmetic type, the bins, their bits, and 2^kTop,
-// the bound on |x|. A step adds at most (elements a step) x 2^(b + kBinBits) to a bin, which must
-// stay below 2^(b + p - 2): 32 x 2^16 < 2^22 (float32), 64 x 2^15 < 2^22 (float16 in float32),
-// 16 x 2^46 < 2^51 (float64).
-template <class In> struct window;
-template <> struct window<float> {
-    using T = float;
-    static constexpr int kBins = 4, kBinBits = 16, kTop = 12, kPrecision = 24;
-};
-template <> struct window<__half> {
-    using T = float;
-    static constexpr int kBins = 4, kBinBits = 15, kTop = 16, kPrecision = 24;
-};
-template <> struct window<double> {
-    using T = double;
-    static constexpr int kBins = 3, kBinBits = 46, kTop = 24, kPrecision = 53;
-};
-
-template <class W> __device__ __forceinline__ constexpr int bin_exponent(int k) { return W::kTop - (k + 1) * W::kBinBits; }
-// The bit of the exact state (bit 0: 2^-1074) that is bin k's last place.
-template <class W> __host__ __device__ constexpr int unit_bit(int k) {
-    return W::kTop - (k + 1) * W::kBinBits - CURED_EXACT_UNIT_EXP;
-}
-
-// 2^e as T, exactly (e within T's normal range).
-template <class T> __device__ __forceinline__ T pow2(int e) {
-    if constexpr (sizeof(T) == 4) return __uint_as_float(uint32_t(e + 127) << 23);
-    else return __longlong_as_double(int64_t(e + 1023) << 52);
-}
-
 // The width of T's IEEE layout.
 template <class T> constexpr int kWidth = int(sizeof(T)) * 8;
 
@@ -347,6 +318,10 @@ template <class T> __host__ __device__ constexpr uint32_t key_of_pow2(int e) {
 }
 
 using cured::add_term;
+using cured::bin_exponent;
+using cured::pow2;
+using cured::unit_bit;
+using cured::window;
 using cured::warp_or;
 using cured::warp_sum;
 
@@ -628,54 +603,11 @@ template <class T, class Store> __device__ __noinline__ unsigned add_outside(T x
     return flags;
 }
 
-// A thread's fast window: the bins, and the int64s that the bins empty into after each step.
-template <class In> struct thread_window {
-    using W = window<In>;
-    using T = typename W::T;
-    T bin[W::kBins];
-    int64_t whole[W::kBins];
+// A thread's fast window (exact_window.cuh), with the last flushes of V10's blocks.
+template <class In> struct block_window : cured::thread_window<In> {
+    using Base = cured::thread_window<In>;
+    using W = typename Base::W;
 
-    __device__ __forceinline__ static T start(int k) { return T(1.5) * pow2<T>(bin_exponent<W>(k) + W::kPrecision - 1); }
-
-    __device__ __forceinline__ void reset() {
-#pragma unroll
-        for (int k = 0; k < W::kBins; ++k) {
-            bin[k] = start(k);
-            whole[k] = 0;
-        }
-    }
-
-    // x's bits into the bins; returns the remainder the bins cannot hold (0 almost always).
-    __device__ __forceinline__ T deposit(T x) {
-#pragma unroll
-        for (int k = 0; k < W::kBins; ++k) {
-            const T s = bin[k] + x;
-            x -= s - bin[k];
-            bin[k] = s;
-        }
-        return x;
-    }
-
-    // Each bin's content, an exact integer number of its last place, into its int64.
-    __device__ __forceinline__ void empty_bins() {
-#pragma unroll
-        for (int k = 0; k < W::kBins; ++k) {
-            const T units = (bin[k] - start(k)) * pow2<T>(-bin_exponent<W>(k));
-            if constexpr (sizeof(T) == 4) whole[k] += __float2int_rn(units);
-            else whole[k] += __double2ll_rn(units);
-            bin[k] = start(k);
-        }
-    }
-
-    // The int64s, summed over the warp, into the warp's state (by lane 0); all lanes call it, between
-    // __syncwarp()s.
-    __device__ __forceinline__ void flush(unsigned long long *limbs, unsigned lane) {
-#pragma unroll
-        for (int k = 0; k < W::kBins; ++k) {
-            const int64_t v = bin_warp_sum(k);
-            if (lane == 0 && v != 0) add_term<false>(limbs, term(k, v, 0));
-        }
-    }
     // The last flush of a block of a few tiles. Where each bin's last place lies in the state is
     // known when compiling, so each thread first cuts its int64s into 32-bit pieces of the limbs
     // they cover (kLimbSpan; a bin gives a limb one piece below 2^32) and adds them up a limb at a
@@ -695,10 +627,10 @@ template <class In> struct thread_window {
         for (int k = 0; k < W::kBins; ++k) {
             const int bit = unit_bit<W>(k), limb = bit / 32 - kFirstLimb;
             int64_t piece[3];
-            limb_pieces(whole[k], bit % 32, piece);
+            limb_pieces(this->whole[k], bit % 32, piece);
 #pragma unroll
             for (int j = 0; j < 3; ++j) part[limb + j] += piece[j];
-            whole[k] = 0;
+            this->whole[k] = 0;
         }
 #pragma unroll
         for (int j = 0; j < kLimbSpan; ++j) {
@@ -712,7 +644,7 @@ template <class In> struct thread_window {
     __device__ __forceinline__ void flush_last(int64_t *sums, unsigned lane) {
 #pragma unroll
         for (int k = 0; k < W::kBins; ++k) {
-            const int64_t v = bin_warp_sum(k);
+            const int64_t v = this->bin_warp_sum(k);
             if (lane == 0) sums[k] = v;
         }
     }
@@ -729,21 +661,8 @@ template <class In> struct thread_window {
             low += sums[w][threadIdx.x] & 0xffffffff;
             high += sums[w][threadIdx.x] >> 32;
         }
-        if (low != 0) add_term<false>(warp_limbs[threadIdx.x], term(threadIdx.x, low, 0));
-        if (high != 0) add_term<false>(warp_limbs[threadIdx.x], term(threadIdx.x, high, 32));
-    }
-
-  private:
-    __device__ __forceinline__ int64_t bin_warp_sum(int k) {
-        const int64_t v = warp_sum(whole[k]);
-        whole[k] = 0;
-        return v;
-    }
-    // v units of bin k's last place, times 2^shift.
-    __device__ static cured_exact_term term(int k, int64_t v, int shift) {
-        const bool negative = v < 0;
-        return cured_exact_term{negative, negative ? uint64_t(0) - uint64_t(v) : uint64_t(v),
-                                bin_exponent<W>(k) + shift - CURED_EXACT_UNIT_EXP};
+        if (low != 0) add_term<false>(warp_limbs[threadIdx.x], Base::term(threadIdx.x, low, 0));
+        if (high != 0) add_term<false>(warp_limbs[threadIdx.x], Base::term(threadIdx.x, high, 32));
     }
 };
 
@@ -898,7 +817,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         using W = window<In>;
         using T = typename W::T;
         constexpr int kPerVector = CURED_VECTOR_BYTES / sizeof(In);
-        thread_window<In> bins;
+        block_window<In> bins;
         bins.reset();
         int steps = 0;
         bool own_used = false;     // this thread's chunks (digits) hold something not yet flushed (carried)
@@ -1036,7 +955,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         __syncthreads();
     }
     if constexpr (cured::is_floating<In> && ClearFirst) {
-        thread_window<In>::add_bins(warp_bins, warp_limbs);
+        block_window<In>::add_bins(warp_bins, warp_limbs);
         __syncthreads();
     }
 
