@@ -549,6 +549,40 @@ def test_fsum_along_long_rows_of_narrow_floats_as_ieee(dtype):
     assert not np.signbit(cured.fsum(cupy.asarray(special), axis=1)[0])
 
 
+# V10 along axes holds an element in each thread's registers (kernels/exact_window.cuh) where
+# 2^low <= |x| < 2^top: its bits lie whole in the window's bins there.
+WINDOW_EDGES = {"float32": (-29, 12), "float64": (-62, 24)}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(5, 3000), (3, 2**13 + 5), (40, 700)])
+def test_fsum_along_axes_at_the_windows_edges(seed, dtype, shape):
+    """Each thread's fast window (kernels/v10_axis.cu): elements just inside and just outside its
+    edges, of random signs, among ordinary ones; and rows of the largest element it holds, of one
+    sign, which fill its bins as much as an empty allows (float16: the largest and the smallest
+    float16, all of which it holds). Rows of 700 take the words beside it; longer float32 and float16
+    rows, the threads' float64 bins; 3000 float64 elements flush the words mid-row."""
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng([seed, FLOATS.index(dtype), shape[1]])
+    if dtype == "float16":
+        edges = np.array([np.finfo(dtype).max, np.finfo(dtype).smallest_subnormal, 2.0**-14, 1.0], dtype)
+    else:
+        low, top = WINDOW_EDGES[dtype]
+        below = lambda e: np.nextafter(np.ldexp(np.array(1, dtype), e), np.array(0, dtype))
+        edges = np.array([below(top), np.ldexp(1, top), np.ldexp(1, low), below(low)], dtype)
+    n = int(np.prod(shape))
+    mixed = np.where(rng.random(n) < 0.5, rng.choice(edges, n), normal(rng, dtype, n))
+    mixed = (mixed * rng.choice(np.array([-1, 1], dtype), n)).astype(dtype).reshape(shape)
+    fullest = np.full(shape, edges[0], dtype)
+    fullest[1::2] *= -1
+    to = np.float32 if dtype == "float16" else result_dtype(dtype)  # float16's fullest rows overflow float16
+    for x in (mixed, fullest):
+        got = cured.fsum(cupy.asarray(x), axis=1, dtype=to)
+        check_along(x, 1, got, to)
+        assert got.tobytes() == cured.fsum(x, axis=1, dtype=to, device="cpu").tobytes()
+
+
 @pytest.mark.gpu
 def test_fsum_along_axes_of_device_arrays_takes_numpys_arguments(seed):
     cupy = pytest.importorskip("cupy")

@@ -5,24 +5,27 @@
 // output consecutive first (device_sum's C-order copy, then a copy with the reduced axes last where
 // they are not already: module.c), so the input here is rows: `rows` outputs of `length` elements.
 // A warp takes a row, or a segment of one where there are few long rows (so that every SM has
-// work), a step of 32 elements at a time, into exact integers of its own: float32 and float16
-// segments of 1024 elements or more into each thread's float64 bins (row_bins, as V10's level 2),
-// other floats into the warp's 16-bit digits with native 32-bit shared atomic adds (exact_term.cuh,
-// as V10's float64 words), integers into the warp's exact state (exact.h: 68 limbs of 32 bits) with
-// 64-bit atomic adds. The warp then carries its state and rounds it at once, a row of one segment
-// (exact_round.cuh, V10's: carry lookahead over the limbs, three a lane), or segments leave their
-// normalized states in the workspace, and a second launch adds each row's states, limb by limb, in
-// the lanes' registers, and rounds them so. The answer is unique, so it is the CPU's
-// (exact_cpu.c), whatever the segments.
+// work), 32 x kLoads elements at a time (32 bytes a lane, loaded before any is added), into exact
+// integers of its own. A float that lies whole in the thread's fast window (exact_window.cuh, V10's
+// level 1: float32 2^-29 <= |x| < 2^12, float64 2^-62 <= |x| < 2^24, every float16) goes into its
+// bins, in registers; other floats, where float32 and float16 segments have 1024 elements or more,
+// into each thread's float64 bins (row_bins, as V10's level 2), else into the warp's 16-bit digits
+// with native 32-bit shared atomic adds (exact_term.cuh, as V10's float64 words); integers into the
+// warp's exact state (exact.h: 68 limbs of 32 bits) with 64-bit atomic adds. The warp then carries
+// its state and rounds it at once, a row of one segment (exact_round.cuh, V10's: carry lookahead
+// over the limbs, three a lane), or segments leave their normalized states in the workspace, and a
+// second launch adds each row's states, limb by limb, in the lanes' registers, and rounds them so.
+// The answer is unique, so it is the CPU's (exact_cpu.c), whatever the segments.
 //
 // Exact for rows of fewer than 2^62 elements: a segment holds at most 2^30 (each limb of its
 // state then stays below 2^62), and a row's normalized states add below 2^63.
 //
-// Napkin math: a float32 element in the bins is a conversion, a shared load, a float64 add and a
-// store; in the words, a decode and three 32-bit shared atomic adds (float64: five), which the
-// lanes of a warp run one after another where they add into the same word (elements of nearby
-// binades); a segment also costs flushing the bins or words into the state, clearing its 68 limbs,
-// and the warp's carries and rounding.
+// Napkin math: a float in the window is its test and three floating additions a bin (float32 12,
+// float64 9), registers alone; a float32 element in the bins is a conversion, a shared load, a
+// float64 add and a store; in the words, a decode and three 32-bit shared atomic adds (float64:
+// five), which the lanes of a warp run one after another where they add into the same word
+// (elements of nearby binades); a segment also costs flushing the window, the bins or the words into
+// the state, clearing its 68 limbs, and the warp's carries and rounding.
 //
 // Evidence (device time of the whole call, copies included, scripts/probes/v10_axis_speed.py; V9's
 // axis kernels on the same arrays in the same calls):
@@ -45,6 +48,18 @@
 //    the lanes' elements share binades the words' atomic adds run one lane at a time, as the
 //    compare-and-swap loops did, but each in one instruction: float64 gains 1.9 to 2.5 times,
 //    float32 in the bins 2.9 to 7.0 times.
+//  - The window, and each lane's loads of 32 bytes issued before it adds (H100, 2026-11-26 20:35
+//    UTC; this kernel built, then the one before, a variant, this one again, on one machine):
+//    standard-normal data, (4096, 4096) float64 along 1 1443 / 1354 GB/s against 297, along 0 499 /
+//    493 against 224; (16, 2^24) float32 along 1 1086 / 1083 against 725; (2^14, 2^14) float32
+//    along 0 290 / 285 against 252 (3.7 ms, of which the rows would take 1 at (16, 2^24)'s speed:
+//    the rest is the copy of its columns into rows, gather.cu); (512, 512, 512) float64 along (0,
+//    2) 716 / 743 against 281; (2^20, 256) float32 along 1 258 / 226 against 169. Over the whole
+//    exponent range, where most elements miss the window: 1287 / 1128 against 1034, 476 / 474
+//    against 399, 896 / 833 against 714, 275 / 276 against 253, 666 / 704 against 717, 212 / 245
+//    against 243. 2^24 rows of 16 float32 within the runs' spread (11.5 to 13.9 against 12.5 and
+//    14.3). The variant, loading the next 32 bytes a lane while it added these (registers for
+//    both), was no faster: 1295, 483, 1114, 292, 738 and 243 GB/s on standard-normal data.
 #include <array>
 #include <utility>
 
@@ -52,6 +67,7 @@
 #include "../exact.h"
 #include "exact_round.cuh"
 #include "exact_term.cuh"
+#include "exact_window.cuh"
 #include "tiles.cuh"
 
 namespace {
@@ -126,18 +142,31 @@ struct row_bins : cured::float32_bins<kThreads> {
     }
 };
 
-// Each (row, segment) pair to a warp, in turn over the grid, a step of 32 elements at a time. Where
-// its elements go: floats into the warp's 16-bit words (exact_term.cuh; a step adds at most 32
-// pieces to a word, and 64 steps go between flushes), but float32 and float16 segments of at least
-// kBinsFrom elements into the threads' bins (row_bins), whose flush takes more than the words' where
-// a segment spans many binades; integers (up to 64 bits at one place) into the warp's state.
+// Each (row, segment) pair to a warp, in turn over the grid, kLoads steps of 32 elements at a time,
+// whose loads a lane issues before it adds any (32 bytes in flight a lane, where one step's load
+// waited on memory alone). Where a float goes: into the thread's fast window (exact_window.cuh, as
+// V10's level 1: three floating additions a bin, registers alone) where it lies whole there; else
+// into the warp's 16-bit words (exact_term.cuh), or, in float32 and float16 segments of at least
+// kBinsFrom elements, into the thread's bins (row_bins), whose flush takes more than the words'
+// where a segment spans many binades. Integers (up to 64 bits at one place) go into the warp's
+// state.
 template <class In>
 __global__ void __launch_bounds__(kThreads)
     exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, double *out,
                        cured_exact_state *states) {
     constexpr bool kHasBins = std::is_same_v<In, float> || std::is_same_v<In, __half>, kHasWords = cured::is_floating<In>;
-    constexpr int kWordSteps = 64;
+    constexpr int kLoads = int(32 / sizeof(In));
+    using W = cured::window<std::conditional_t<kHasWords, In, float>>;
+    // The window empties its bins every kEmptyLoads loads (a step of V10's), and its int64s go into
+    // the state with the words or the bins: each takes below 2^kBinBits a step, and the warp's sum of
+    // them must fit an int64.
+    constexpr int kEmptyLoads = W::kEmptyElements / kLoads;
+    constexpr int kWordSteps = 64;  // a step adds at most 32 pieces to a word
     static_assert(32 * kWordSteps <= (1 << 15), "a word takes at most 2^15 pieces between flushes");
+    static_assert(W::kEmptyElements % kLoads == 0 && kWordSteps % kLoads == 0 && row_bins::kFlushSteps % kLoads == 0,
+                  "empties and flushes between loads");
+    static_assert(int64_t(32) * (kHasBins ? row_bins::kFlushSteps : kWordSteps) <= int64_t(1) << (63 - W::kBinBits),
+                  "a warp's window int64s add in an int64 between flushes");
     constexpr int64_t kBinsFrom = 1024;
     __shared__ unsigned long long warp_limbs[kWarps][kLimbs];
     __shared__ std::conditional_t<kHasBins, row_bins, char> bins_here;
@@ -149,36 +178,60 @@ __global__ void __launch_bounds__(kThreads)
     if constexpr (kHasBins) bins->clear();  // each flush leaves them so
     if constexpr (kHasWords)
         for (int k = lane; k < cured::kStateWords; k += 32) words[k] = 0;
+    std::conditional_t<kHasWords, cured::thread_window<In>, char> window;
     const int64_t units = rows * plan.segments;
     for (int64_t unit = int64_t(blockIdx.x) * kWarps + warp; unit < units; unit += int64_t(gridDim.x) * kWarps) {
         for (int k = lane; k < kLimbs; k += 32) state[k] = 0;
         __syncwarp();
+        if constexpr (kHasWords) window.reset();
         const int64_t row = unit / plan.segments, begin = unit % plan.segments * plan.segment;
         const int64_t end = min(begin + plan.segment, length);
         const In *const elements = in + row * length;
         const bool by_bins = kHasBins && end - begin >= kBinsFrom;
         const int flush_steps = by_bins ? row_bins::kFlushSteps : kWordSteps;
         unsigned flags = 0;
-        int steps = 0;
-        for (int64_t step = begin; step < end; step += 32) {  // the whole warp, for its flushes
-            const int64_t i = step + lane;
-            cured_exact_term term;
-            if (by_bins) {
-                if (i < end) bins->add(elements[i], &flags);
-            } else if (i < end && cured::term_of(elements[i], &term, &flags)) {
-                if constexpr (kHasWords)
-                    cured::add_to_words<cured::kWordPieces<In>>(words, term.magnitude, uint32_t(term.position),
-                                                                term.negative ? -1 : 1);
-                else
-                    cured::add_term<true>(state, term);
+        int steps = 0, loads = 0;
+        for (int64_t step = begin; step < end; step += 32 * kLoads) {  // the whole warp, for its flushes
+            In element[kLoads];
+#pragma unroll
+            for (int k = 0; k < kLoads; ++k)
+                if (step + 32 * k + lane < end) element[k] = elements[step + 32 * k + lane];
+#pragma unroll
+            for (int k = 0; k < kLoads; ++k) {
+                if (step + 32 * k + lane >= end) continue;
+                if constexpr (kHasWords) {
+                    const typename W::T x = element[k];
+                    if (window.holds(x)) {
+                        if (!signbit(x)) flags |= CURED_EXACT_SIGN_CLEAR;
+                        window.deposit(x);
+                        continue;
+                    }
+                }
+                cured_exact_term term;
+                if (by_bins) {
+                    bins->add(element[k], &flags);
+                } else if (cured::term_of(element[k], &term, &flags)) {
+                    if constexpr (kHasWords)
+                        cured::add_to_words<cured::kWordPieces<In>>(words, term.magnitude, uint32_t(term.position),
+                                                                    term.negative ? -1 : 1);
+                    else
+                        cured::add_term<true>(state, term);
+                }
             }
-            if constexpr (kHasWords)
-                if (++steps == flush_steps || step + 32 >= end) {
+            if constexpr (kHasWords) {
+                const bool last = step + 32 * kLoads >= end;
+                if (++loads == kEmptyLoads || last) {
+                    loads = 0;
+                    window.empty_bins();
+                }
+                if ((steps += kLoads) == flush_steps || last) {
                     steps = 0;
                     __syncwarp();
                     if (by_bins) bins->flush(state, lane);
                     else cured::flush_words(words, state, lane);
+                    window.flush(state, lane);
                 }
+            }
         }
         finish(state, flags, lane, row, unit, plan.segments == 1, result, out, states);
     }

@@ -13,7 +13,8 @@ import cured
 from cured.benchmark import full_range
 
 CASES = [("float64", (4096, 4096), 1), ("float64", (4096, 4096), 0), ("float32", (2**24, 16), 1),
-         ("float32", (16, 2**24), 1), ("float32", (2**14, 2**14), 0), ("float64", (512, 512, 512), (0, 2))]
+         ("float32", (16, 2**24), 1), ("float32", (2**14, 2**14), 0), ("float64", (512, 512, 512), (0, 2)),
+         ("float32", (2**20, 256), 1)]
 print(cured.device_info()["name"])
 DATA = ["standard normal"] + (["full range"] if os.environ.get("FULL_RANGE") else [])
 for data, (dtype, shape, axis) in [(data, case) for data in DATA for case in CASES]:
