@@ -222,7 +222,7 @@ def test_cpu_threads_change_nothing(seed, threads):
 AXIS_CASES = [((7, 9), 0), ((7, 9), -1), ((4, 5, 6), (0, 2)), ((4, 5, 6), 1), ((3, 4, 5, 2), (1, 3)),
               ((3, 4, 5, 2), ()), ((0, 5), 1), ((5, 0), 1), ((6, 1000), 1),
               ((3, 3000), 1), ((2500, 2), 0),  # rows of 1024 or more: the GPU's float32 and float16 bins
-              ((4, 70, 45), 1)]  # columns into rows by tiles (kernels/gather.cu), 70 x 45 of them a batch
+              ((4, 70, 45), 1)]  # columns into rows by tiles (kernels/gather.cu): 4 batches of 70 x 45
 
 
 def exact_along(x, axis, dtype):
