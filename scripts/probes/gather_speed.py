@@ -3,25 +3,10 @@ device time (CUDA events around the call, median of 10 after a warm-up) of V9 an
 and reversed views of 2^26-element arrays against the same arrays contiguous, and of V10 along axis
 0 (each column copied into a row). A probe for gather.cu's header; it prints, nothing reads it.
 """
-import statistics
-
 import cupy
 
 import cured
-
-
-def device_time(fn):
-    fn()
-    runs = []
-    for _ in range(10):
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        runs.append(cupy.cuda.get_elapsed_time(start, stop) * 1e-3)
-    return statistics.median(runs)
-
+from v10_axis_speed import device_time  # this folder
 
 print(cured.device_info()["name"])
 for dtype in ("float32", "float64"):
