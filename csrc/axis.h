@@ -205,11 +205,18 @@ cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype,
 
 /* kernels/v10_axis.cu: V10 along axes. Each of `rows` rows of `length` (>= 1) consecutive elements
  * of in_dtype at d_in summed exactly and rounded once into `result` (float16, float32 or float64),
- * into out[row] as a double (which holds it exactly), on `stream`, using `workspace` (device,
- * cured_exact_rows_workspace bytes, none needed where it is 0). Not waited for. */
+ * into out[row] in the accumulator cured_exact_rows_acc(result) (which holds it exactly), on
+ * `stream`, using `workspace` (device, cured_exact_rows_workspace bytes, none needed where it is 0).
+ * Not waited for. */
 size_t cured_exact_rows_workspace(int64_t rows, int64_t length);
 cudaError_t cured_exact_rows(cured_dtype in_dtype, const void *in, int64_t rows, int64_t length, cured_dtype result,
-                             double *out, void *workspace, cudaStream_t stream);
+                             void *out, void *workspace, cudaStream_t stream);
+
+/* float32 for float16 and float32 results, float64 for float64: half the bytes a double took to
+ * bring each float32 output back to the host. */
+static inline cured_acc cured_exact_rows_acc(cured_dtype result) {
+    return result == CURED_FLOAT64 ? CURED_ACC_FLOAT64 : CURED_ACC_FLOAT32;
+}
 
 #ifdef __cplusplus
 }

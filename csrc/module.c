@@ -715,7 +715,7 @@ static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, 
                 CURED_TRY("cudaMallocAsync (the segments' states)",
                           cudaMallocAsync((void **)&workspace, workspace_bytes, stream));
             CURED_TRY("cured_exact_rows", cured_exact_rows(in_dtype, d_in, fold->results, length, exact->round_to,
-                                                           (double *)d_acc, workspace, stream));
+                                                           d_acc, workspace, stream));
         } else {
             CURED_TRY_STEP(cub ? cured_axis_cub_rows(fold, in_dtype, d_in, d_acc, stream)
                                : cured_axis_sum(fold, in_dtype, acc, d_in, d_acc, stream));
@@ -772,10 +772,10 @@ static int exact_plan_of(const axes_arg *axes, const cured_axis_fold *fold, int 
                          PyArray_Descr *result_descr, PyObject *initial_obj, int cub, exact_axes *plan) {
     const int round_to = result_descr == NULL ? -1 : dtype_of(result_descr);
     if (result_descr != NULL && round_to < 0) return -1;
-    if (round_to < 0 || !cured_dtype_is_float((cured_dtype)round_to) || acc != CURED_ACC_FLOAT64 || cub ||
-        initial_obj != Py_None) {
-        PyErr_SetString(PyExc_ValueError, "sum_axes: exact=True takes acc=float64, a float result=, no initial and "
-                                          "not cub");
+    if (round_to < 0 || !cured_dtype_is_float((cured_dtype)round_to) || acc != cured_exact_rows_acc((cured_dtype)round_to) ||
+        cub || initial_obj != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "sum_axes: exact=True takes a float result=, acc=float64 for a float64 "
+                                          "result and float32 for the others, no initial and not cub");
         return -1;
     }
     memset(plan, 0, sizeof *plan);
@@ -1512,9 +1512,9 @@ static PyMethodDef methods[] = {
      "arrays and cub), or on the CPU with the same bits ('cpu', and 'auto' for host arrays: csrc/cpu_axis.c; with "
      "model, for tests, the scalar order model instead). Returns the accumulators, flat, in C order of the kept axes; "
      "or writes them into the device array out= (C-contiguous, dtype `result`), initial (8 bytes of `acc`) added, "
-     "queued without a host wait, and returns it. With exact (a device array; acc float64, result a float dtype), V10 "
-     "along axes (kernels/v10_axis.cu): each output rounded once into `result`, as float64. cured.sum is the "
-     "documented entry point."},
+     "queued without a host wait, and returns it. With exact (a device array; result a float dtype, acc float64 for "
+     "a float64 result and float32 for the others), V10 along axes (kernels/v10_axis.cu): each output rounded once "
+     "into `result`, as acc. cured.sum is the documented entry point."},
     {"exact_round", py_exact_round, METH_VARARGS,
      "exact_round(state, dtype)\n--\n\nThe sum an exact state (bytes, as sum(..., state=True) returns them) "
      "holds, rounded once to nearest, ties to even, into float `dtype`. cured.ExactSum is the documented entry "

@@ -611,6 +611,10 @@ def test_fsum_along_axes_of_device_arrays_takes_numpys_arguments(seed):
         cured.fsum(d, axis=0, device="cpu")  # the CPU path takes host arrays
     with pytest.raises(TypeError, match="dtype"):
         cured.fsum(d, axis=1, out=cupy.empty((4, 5), dtype=cupy.float64))  # out= of another dtype than the result
+    for acc, result in [(np.float64, np.float32), (np.float32, np.float64), (np.float64, np.float16)]:
+        with pytest.raises(ValueError, match="acc=float64 for a float64 result and float32 for the others"):
+            cured._cured.sum_axes(d, (4, 6, 5), (False, True, False), np.dtype(acc), "auto", None, np.dtype(result),
+                                  None, False, True)  # each output is held in the accumulator its result needs
     torch = pytest.importorskip("torch")
     check_along(x, 2, cured.fsum(torch.from_dlpack(d), axis=2), np.float32)
 

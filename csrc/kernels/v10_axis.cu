@@ -15,7 +15,8 @@
 // its state and rounds it at once, a row of one segment (exact_round.cuh, V10's: carry lookahead
 // over the limbs, three a lane), or segments leave their normalized states in the workspace, and a
 // second launch adds each row's states, limb by limb, in the lanes' registers, and rounds them so.
-// The answer is unique, so it is the CPU's (exact_cpu.c), whatever the segments.
+// The answer is unique, so it is the CPU's (exact_cpu.c), whatever the segments. A float16 or float32
+// result is written as float32, which holds it exactly, a float64 one as float64 (cured_exact_rows_acc).
 //
 // Exact for rows of fewer than 2^62 elements: a segment holds at most 2^30 (each limb of its
 // state then stays below 2^62), and a row's normalized states add below 2^63.
@@ -60,6 +61,17 @@
 //    against 243. 2^24 rows of 16 float32 within the runs' spread (11.5 to 13.9 against 12.5 and
 //    14.3). The variant, loading the next 32 bytes a lane while it added these (registers for
 //    both), was no faster: 1295, 483, 1114, 292, 738 and 243 GB/s on standard-normal data.
+//  - Since 2026-11-26 21:02 UTC a float16 or float32 output is written as float32
+//    (cured_exact_rows_acc), where every output was a float64 that the host then cast, and a
+//    float32 result reaches Python without a copy. H100, 21:02 UTC
+//    (scripts/probes/v10_axis_speed.py; this tree, the tree before built beside it, this again):
+//    2^24 rows of 16 float32 54.2 / 62.8 ms against 79.2; the other shapes within the runs' spread,
+//    but (2^20, 256) float32 along 1, 5.9 / 5.8 against 3.9 ms, for astype still copied the float32
+//    results then. On another H100 (21:12 UTC, that code, scripts/probes/v10_axis_outputs.py): the
+//    kernel alone, into a device out=, 1.41 ms with float32 and 1.40 with float64 outputs, and the
+//    call 3.2 to 6.3 ms with the copy; without it (21:15 UTC, the same machine) 2.19 ms (float64
+//    outputs 2.87, V9 1.39), and 42.4 ms at 2^24 rows of 16 (float64 outputs 64.8; the kernel alone
+//    19.5).
 #include <array>
 #include <utility>
 
@@ -94,8 +106,9 @@ segments_plan segments_of(int64_t rows, int64_t length) {
 
 // A (row, segment) pair's state, with its lanes' flags: rounded into out[row] (one segment a row)
 // or stored whole, normalized, with the warp's flags, for the combine.
+template <class Out>
 __device__ __forceinline__ void finish(const unsigned long long *state, unsigned flags, unsigned lane, int64_t row,
-                                       int64_t unit, bool alone, cured_dtype result, double *out,
+                                       int64_t unit, bool alone, cured_dtype result, Out *out,
                                        cured_exact_state *states) {
     const auto *const limbs = reinterpret_cast<const int64_t *>(state);
     flags = cured::warp_or(flags) | CURED_EXACT_NONEMPTY;
@@ -150,9 +163,9 @@ struct row_bins : cured::float32_bins<kThreads> {
 // kBinsFrom elements, into the thread's bins (row_bins), whose flush takes more than the words'
 // where a segment spans many binades. Integers (up to 64 bits at one place) go into the warp's
 // state.
-template <class In>
+template <class In, class Out>
 __global__ void __launch_bounds__(kThreads)
-    exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, double *out,
+    exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, Out *out,
                        cured_exact_state *states) {
     constexpr bool kHasBins = std::is_same_v<In, float> || std::is_same_v<In, __half>, kHasWords = cured::is_floating<In>;
     constexpr int kLoads = int(32 / sizeof(In));
@@ -239,8 +252,9 @@ __global__ void __launch_bounds__(kThreads)
 
 // Each row's segment states added, limb by limb (each below 2^32 once normalized) in the lanes'
 // registers, and rounded.
+template <class Out>
 __global__ void __launch_bounds__(kThreads)
-    exact_row_combine(int64_t rows, int64_t segments, const cured_exact_state *states, cured_dtype result, double *out) {
+    exact_row_combine(int64_t rows, int64_t segments, const cured_exact_state *states, cured_dtype result, Out *out) {
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     for (int64_t row = int64_t(blockIdx.x) * kWarps + warp; row < rows; row += int64_t(gridDim.x) * kWarps) {
         const cured_exact_state *const first = states + row * segments;
@@ -267,23 +281,33 @@ template <auto Kernel> cudaError_t grid_for(int64_t units, int64_t *grid) {
     return cudaSuccess;
 }
 
-using rows_launcher = cudaError_t (*)(const void *, int64_t, int64_t, cured_dtype, double *, void *, cudaStream_t);
-
-template <int Code>
-cudaError_t launch_rows(const void *in, int64_t rows, int64_t length, cured_dtype result, double *out, void *workspace,
-                        cudaStream_t stream) {
-    using In = typename cured::dtype_type<Code>::type;
+// Each output into Out: float32 for float16 and float32 results (cured_exact_rows_acc), float64 for
+// float64.
+template <class In, class Out>
+cudaError_t launch_rows_into(const In *in, int64_t rows, int64_t length, cured_dtype result, Out *out, void *workspace,
+                             cudaStream_t stream) {
     const segments_plan plan = segments_of(rows, length);
     auto *const states = static_cast<cured_exact_state *>(workspace);
     int64_t grid;
-    cudaError_t err = grid_for<exact_row_segments<In>>(rows * plan.segments, &grid);
+    cudaError_t err = grid_for<exact_row_segments<In, Out>>(rows * plan.segments, &grid);
     if (err != cudaSuccess) return err;
-    exact_row_segments<In><<<unsigned(grid), kThreads, 0, stream>>>(static_cast<const In *>(in), rows, length, plan,
-                                                                      result, out, states);
+    exact_row_segments<In, Out><<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
     if ((err = cudaGetLastError()) != cudaSuccess || plan.segments == 1) return err;
-    if ((err = grid_for<exact_row_combine>(rows, &grid)) != cudaSuccess) return err;
-    exact_row_combine<<<unsigned(grid), kThreads, 0, stream>>>(rows, plan.segments, states, result, out);
+    if ((err = grid_for<exact_row_combine<Out>>(rows, &grid)) != cudaSuccess) return err;
+    exact_row_combine<Out><<<unsigned(grid), kThreads, 0, stream>>>(rows, plan.segments, states, result, out);
     return cudaGetLastError();
+}
+
+using rows_launcher = cudaError_t (*)(const void *, int64_t, int64_t, cured_dtype, void *, void *, cudaStream_t);
+
+template <int Code>
+cudaError_t launch_rows(const void *in, int64_t rows, int64_t length, cured_dtype result, void *out, void *workspace,
+                        cudaStream_t stream) {
+    using In = typename cured::dtype_type<Code>::type;
+    const In *const elements = static_cast<const In *>(in);
+    if (cured_exact_rows_acc(result) == CURED_ACC_FLOAT64)
+        return launch_rows_into(elements, rows, length, result, static_cast<double *>(out), workspace, stream);
+    return launch_rows_into(elements, rows, length, result, static_cast<float *>(out), workspace, stream);
 }
 
 template <int... Codes> constexpr std::array<rows_launcher, sizeof...(Codes)> launchers(std::integer_sequence<int, Codes...>) {
@@ -300,7 +324,7 @@ extern "C" size_t cured_exact_rows_workspace(int64_t rows, int64_t length) {
 }
 
 extern "C" cudaError_t cured_exact_rows(cured_dtype in_dtype, const void *in, int64_t rows, int64_t length,
-                                        cured_dtype result, double *out, void *workspace, cudaStream_t stream) {
+                                        cured_dtype result, void *out, void *workspace, cudaStream_t stream) {
     if (in_dtype < 0 || in_dtype >= CURED_NUM_DTYPES || rows < 0 || length < 1 || !cured_dtype_is_float(result))
         return cudaErrorInvalidValue;
     if (rows == 0) return cudaSuccess;
