@@ -1589,6 +1589,28 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* EXACT_ROWS_ACC: each float result dtype's accumulator along axes (cured_exact_rows_acc), the one
+ * that sum_axes(exact=True) takes, for numpy_sum.py. */
+static int add_exact_rows_accs(PyObject *module) {
+    static const cured_dtype results[] = {CURED_FLOAT16, CURED_FLOAT32, CURED_FLOAT64};
+    PyObject *accs = PyDict_New();
+    if (accs == NULL) return -1;
+    for (size_t k = 0; k < sizeof results / sizeof *results; ++k) {
+        PyArray_Descr *result = PyArray_DescrFromType(npy_type_of(results[k]));
+        PyArray_Descr *acc = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(cured_exact_rows_acc(results[k]))));
+        const int added = PyDict_SetItem(accs, (PyObject *)result, (PyObject *)acc);
+        Py_DECREF(result);
+        Py_DECREF(acc);
+        if (added < 0) {
+            Py_DECREF(accs);
+            return -1;
+        }
+    }
+    const int added = PyModule_AddObjectRef(module, "EXACT_ROWS_ACC", accs);
+    Py_DECREF(accs);
+    return added;
+}
+
 static int module_exec(PyObject *module) {
     if (PyArray_ImportNumPyAPI() < 0 || device_array_init() < 0) return -1;
     module_state *state = state_of(module);
@@ -1604,7 +1626,7 @@ static int module_exec(PyObject *module) {
         return -1;
     /* The host path's ramp bound, for tests of its chunks (_chunk_spans). */
     if (PyModule_AddIntConstant(module, "RAMP_MAX_CHUNKS_A_LANE", CURED_RAMP_MAX_CHUNKS_A_LANE) < 0) return -1;
-    return 0;
+    return add_exact_rows_accs(module);
 }
 
 static int module_traverse(PyObject *module, visitproc visit, void *arg) {

@@ -249,10 +249,10 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
         else:
             if on_device:
                 # On the array's GPU (kernels/v10_axis.cu): each output rounded once into `result`, as
-                # a float64 (float64 results) or float32 that holds it exactly (device="cpu" raises
-                # ValueError for device arrays).
-                held_in = np.dtype(np.float64 if result == np.float64 else np.float32)
-                flat = _cured.sum_axes(a, shape, reduce, held_in, device, device_out, result, None, False, True)
+                # a float64 (float64 results) or float32 that holds it exactly (_cured.EXACT_ROWS_ACC;
+                # device="cpu" raises ValueError for device arrays).
+                flat = _cured.sum_axes(a, shape, reduce, _cured.EXACT_ROWS_ACC[result], device, device_out, result,
+                                       None, False, True)
                 if device_out is not None:
                     return device_out
                 value = flat.astype(result, copy=False)  # float32 results are held in float32: no copy

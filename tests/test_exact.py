@@ -272,6 +272,12 @@ def test_fsum_along_axes_takes_numpys_arguments(seed):
     assert same_bits(cured.fsum(halves, axis=1, device="cpu")[0], exact_sum(TRICKY["half_double_rounding"], f16))
 
 
+def test_exact_rows_hold_float16_and_float32_results_in_float32():
+    # the C rule (cured_exact_rows_acc) that numpy_sum.py reads: float32 holds those results exactly
+    f64 = np.dtype(np.float64)
+    assert cured._cured.EXACT_ROWS_ACC == {np.dtype(f16): np.dtype(f32), np.dtype(f32): np.dtype(f32), f64: f64}
+
+
 def test_fsum_along_axes_of_host_arrays_runs_on_the_cpu_only():
     x = np.ones((3, 4), np.float32)
     with pytest.raises(ValueError, match="CPU"):
