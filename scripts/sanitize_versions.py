@@ -121,6 +121,12 @@ def axis_main():
                     cases.append(("exact", lambda: cured.fsum(d, axis=axis), exact))
                     exact_flipped = cured.fsum(np.ascontiguousarray(x[::-1]), axis=axis, device="cpu")
                     cases.append(("exact strided", lambda: cured.fsum(d[::-1], axis=axis), exact_flipped))
+                    # Over the whole exponent range most short rows leave a thread's float64 sum for the
+                    # warp's exact state, beside rows that keep it.
+                    wide = full_range(x.size, dtype).reshape(shape)
+                    d_wide = cupy.asarray(wide)
+                    cases.append(("exact full range", lambda d_wide=d_wide: cured.fsum(d_wide, axis=axis),
+                                  cured.fsum(wide, axis=axis, device="cpu")))
                 if model.dtype.kind == "f":
                     half = cupy.empty(model.shape, cupy.float16)
                     want = cured.sum(x, axis=axis, dtype=np.float16 if dtype == "float16" else None, initial=1,

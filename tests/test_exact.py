@@ -76,6 +76,9 @@ TRICKY = {
     # just above halfway: a float64 accumulator drops 2^-80 and then rounds the tie down (wrong)
     "above_half": np.array([1.0, 2.0**-24, 2.0**-80], f32),
     "below_half": np.array([1.0, 2.0**-24, -(2.0**-80)], f32),
+    # ... and in float64, where a float64 sum and its rounding errors' sum (a double-double) lose the
+    # 2^-110: then the tie rounds down (wrong)
+    "float64_above_half": np.array([1.0, 2.0**-53, 2.0**-110]),
     # float16, rounded once: through float32 the 2^-24 is lost to a tie, and the tie rounds down
     "half_double_rounding": np.array([1.0, 2.0**-11, 2.0**-24], f16),
     # no intermediate overflow; overflow to inf by rounding; back from it
@@ -131,6 +134,8 @@ def test_the_tricky_cases_say_what_they_claim():
     assert exact_sum(TRICKY["tie_up"], f32) == f32(1.0 + 2.0**-22)
     assert exact_sum(TRICKY["above_half"], f32) == f32(1.0 + 2.0**-23)
     assert f32(np.float64(1.0) + 2.0**-24 + 2.0**-80) == f32(1.0)  # what a float64 accumulator gives
+    assert exact_sum(TRICKY["float64_above_half"], np.float64) == 1.0 + 2.0**-52
+    assert np.float64(1.0) + (2.0**-53 + 2.0**-110) == 1.0  # what a double-double that drops 2^-110 gives
     assert exact_sum(TRICKY["half_double_rounding"], f16) == f16(1.0 + 2.0**-10)
     assert f16(f32(1.0) + f32(2.0**-11) + f32(2.0**-24)) == f16(1.0)  # through float32: wrong
     assert exact_sum(TRICKY["no_overflow"], f32) == f32(3e38)
@@ -586,6 +591,33 @@ def test_fsum_along_axes_at_the_windows_edges(seed, dtype, shape):
     to = np.float32 if dtype == "float16" else result_dtype(dtype)  # float16's fullest rows overflow float16
     for x in (mixed, fullest):
         got = cured.fsum(cupy.asarray(x), axis=1, dtype=to)
+        check_along(x, 1, got, to)
+        assert got.tobytes() == cured.fsum(x, axis=1, dtype=to, device="cpu").tobytes()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("length", [1, 3, 16, 100, 256, 257])
+def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
+    """Rows of up to 256 elements are summed a thread a row in float64 where every addition is
+    exact, and by the warp's exact state where one is not (kernels/v10_axis.cu, thread_row):
+    standard-normal rows (a thread's), among them rows over the whole exponent range and this
+    dtype's hand-made cases padded with -0.0 (mostly the warp's: bits lost, NaN, infinities, float64
+    overflow), in groups of 32 rows that mix the two; into each wider result dtype. Rows of 257 take the
+    warp alone; 16 and 256 float32 elements load a row 16 bytes at a time, 3 and 100 one element."""
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng([seed, FLOATS.index(dtype), length])
+    rows = 300
+    x = normal(rng, dtype, rows * length).reshape(rows, length)
+    wide = rng.random(rows) < 0.2
+    x[wide] = wide_range(rng, dtype, int(wide.sum()) * length).reshape(-1, length)
+    cases = [case for case in TRICKY.values() if case.dtype == np.dtype(dtype) and case.size <= length]
+    for row, case in zip(rng.choice(rows, len(cases), replace=False), cases):
+        x[row] = -0.0
+        x[row, :case.size] = case
+    d = cupy.asarray(x)
+    for to in FLOATS[FLOATS.index(dtype):]:  # a narrower dtype= casts each element first (TypeError here)
+        got = cured.fsum(d, axis=1, dtype=to)
         check_along(x, 1, got, to)
         assert got.tobytes() == cured.fsum(x, axis=1, dtype=to, device="cpu").tobytes()
 

@@ -17,6 +17,11 @@
 // second launch adds each row's states, limb by limb, in the lanes' registers, and rounds them so.
 // The answer is unique, so it is the CPU's (exact_cpu.c), whatever the segments. A float16 or float32
 // result is written as float32, which holds it exactly, a float64 one as float64 (cured_exact_rows_acc).
+// Short rows (at most kThreadRowLength elements) go first to threads, 32 rows to a warp, a thread a
+// row, added in float64 where that stays exact (thread_row: TwoSum finds each addition's error) and
+// rounded by one conversion; only the rows that lost bits (or hold a NaN or an infinity) then take
+// the warp's exact state. A warp's per-row cost (clearing, flushing and rounding its state) had made
+// 2^24 rows of 16 float32 13 times slower than their bytes.
 //
 // Exact for rows of fewer than 2^62 elements: a segment holds at most 2^30 (each limb of its
 // state then stays below 2^62), and a row's normalized states add below 2^63.
@@ -26,7 +31,9 @@
 // float64 add and a store; in the words, a decode and three 32-bit shared atomic adds (float64:
 // five), which the lanes of a warp run one after another where they add into the same word
 // (elements of nearby binades); a segment also costs flushing the window, the bins or the words into
-// the state, clearing its 68 limbs, and the warp's carries and rounding.
+// the state, clearing its 68 limbs, and the warp's carries and rounding. A short row on a thread is
+// six float64 additions an element (the sum and TwoSum's error; float64, twelve), no memory but the
+// row's: its 2^24 rows of 16 float32 read at 0.95 of V9's bandwidth.
 //
 // Evidence (device time of the whole call, copies included, scripts/probes/v10_axis_speed.py; V9's
 // axis kernels on the same arrays in the same calls):
@@ -72,6 +79,25 @@
 //    call 3.2 to 6.3 ms with the copy; without it (21:15 UTC, the same machine) 2.19 ms (float64
 //    outputs 2.87, V9 1.39), and 42.4 ms at 2^24 rows of 16 (float64 outputs 64.8; the kernel alone
 //    19.5).
+//  - Since 2026-11-26 22:12 UTC short rows go to threads first (thread_row). H100, 22:07 to 22:12 UTC,
+//    scripts/probes/v10_short_rows.py (each into a device out=, the kernels alone; this kernel built,
+//    then the one before, then this one again, on one machine; V9 on the same arrays in brackets),
+//    standard-normal data: 2^24 rows of 16 float32 0.414 / 0.408 ms against 19.52 (V9 0.39), 2^22
+//    rows of 64 0.515 / 0.508 against 4.97 (0.38), 2^20 rows of 256 0.550 / 0.539 against 1.371
+//    (0.37), of 250 (loaded an element at a time) 0.667 / 0.662 against 1.375 (0.61), 2^26 rows of 3
+//    0.587 / 0.583 against 77.6 (0.37); float64 2^23 rows of 16 0.456 / 0.448 against 8.60 (0.40),
+//    2^20 rows of 128 0.550 / 0.542 against 1.188 (0.37); float16 2^24 rows of 16 0.339 / 0.334
+//    against 23.66 (0.28). Rows of 257 (the warps alone) 1.52 / 1.51 against 1.51. Over the whole
+//    exponent range, where a row's sum soon loses bits and the warp takes it: 2^20 rows of 256 and
+//    250 float32 1.87 / 1.87 against 1.81 / 1.82 ms (3% for the threads' first look), float64 2^20
+//    rows of 128 1.42 / 1.42 against 1.39; 2^26 rows of 3 68.6 against 72.6; the rest within 1%.
+//    Tried on the way (the same probe, H100, 21:43 to 22:06 UTC): the threads' pass in the warps'
+//    kernel itself, not an instantiation of its own, took its float32 kernel from 63 registers to 79
+//    and the warps' rows 5 to 12% slower on v10_axis_speed.py's shapes (the window's: (4096, 4096)
+//    float64 along 1 1158 GB/s against 1313); a kernel of the threads' own (32 registers, 64 warps
+//    an SM), leaving the rows it could not sum to a second launch by a bit a row, read 0.50 ms at 2^24
+//    rows of 16 float32 and 0.80 at 2^20 rows of 256, its lanes' loads issued 32 bytes at a time;
+//    32-byte batches a lane, 0.78 ms at 2^22 rows of 64 against 0.53 with 64-byte ones.
 #include <array>
 #include <utility>
 
@@ -90,6 +116,7 @@ constexpr int kLimbs = CURED_EXACT_LIMBS;
 constexpr int64_t kUnitsWanted = int64_t(1) << 15;  // (row, segment) pairs that keep every SM busy
 constexpr int64_t kShortestSegment = 4096;
 constexpr int64_t kLongestSegment = int64_t(1) << 30;
+constexpr int64_t kThreadRowLength = 256;  // rows a thread sums first (thread_row)
 
 struct segments_plan {
     int64_t segments, segment;  // segments a row, elements a segment (the last may be shorter)
@@ -103,6 +130,9 @@ segments_plan segments_of(int64_t rows, int64_t length) {
     const int64_t segment = (length + segments - 1) / segments;
     return {(length + segment - 1) / segment, segment};
 }
+
+// Whether rows go to threads first (exact_row_segments' ThreadRows): short rows, one segment each.
+bool by_threads(const segments_plan &plan, int64_t length) { return plan.segments == 1 && length <= kThreadRowLength; }
 
 // A (row, segment) pair's state, with its lanes' flags: rounded into out[row] (one segment a row)
 // or stored whole, normalized, with the warp's flags, for the combine.
@@ -155,6 +185,52 @@ struct row_bins : cured::float32_bins<kThreads> {
     }
 };
 
+// A row summed by one thread, in float64, for as long as that is exact: each addition's rounding
+// error is found by TwoSum (Knuth: s = a + b, b' = s - a, e = (a - (s - b')) + (b - b'), and
+// a + b = s + e exactly without overflow), and a row whose errors are all zero has its exact sum in
+// `sum`. float64 elements keep their errors' sum as well (`low`), exact while its own errors are
+// zero, so that sum + low is the row's sum. A row stays exact while its partial sums fit 53 bits
+// (float64: while its errors' sum does): every finite float16 row of up to 256 elements, float32
+// rows whose elements' binades lie within 29 - log2(length) of each other, float64 rows within about
+// 53 - log2(length): standard-normal rows, all but a few. A NaN, an infinity or an overflow makes an error NaN, which
+// is not zero: such rows, and rows that lost bits, go through the warp's exact state
+// (exact_row_segments). `sum` starts at -0.0, which leaves it -0.0 only where every element is
+// -0.0, as IEEE's sum and the exact state's rounding do.
+template <class In> struct thread_row {
+    double sum = -0.0, low = -0.0;
+    bool exact = true;
+
+    __device__ __forceinline__ static double two_sum(double a, double b, double *error) {
+        const double s = __dadd_rn(a, b), b_part = __dsub_rn(s, a);
+        *error = __dadd_rn(__dsub_rn(a, __dsub_rn(s, b_part)), __dsub_rn(b, b_part));
+        return s;
+    }
+    __device__ __forceinline__ void add(In element) {
+        double error;
+        sum = two_sum(sum, double(element), &error);
+        if constexpr (std::is_same_v<In, double>) {
+            double lost;
+            low = two_sum(low, error, &lost);
+            exact = exact && lost == 0.0;
+        } else {
+            exact = exact && error == 0.0;
+        }
+    }
+    // The exact sum rounded once into `result`, held in Out (float32 holds a float16 or float32
+    // result exactly): sum + low is one rounding of the exact sum into float64, and a float32 or
+    // float16 row's exact sum lies in `sum`, which one conversion rounds.
+    template <class Out> __device__ __forceinline__ Out rounded(cured_dtype result) const {
+        if constexpr (std::is_same_v<In, double>) return low == 0.0 ? sum : __dadd_rn(sum, low);
+        else if (result == CURED_FLOAT16) return Out(__half2float(__double2half(sum)));
+        else return Out(sum);  // float32: one rounding; float64: exact
+    }
+};
+
+// Whether a thread may sum a row of In into Out: floats, and a float64 row only into a float64
+// result (sum + low rounds once into float64, not into float32 or float16).
+template <class In, class Out>
+constexpr bool kByThreads = cured::is_floating<In> && (!std::is_same_v<In, double> || std::is_same_v<Out, double>);
+
 // Each (row, segment) pair to a warp, in turn over the grid, kLoads steps of 32 elements at a time,
 // whose loads a lane issues before it adds any (32 bytes in flight a lane, where one step's load
 // waited on memory alone). Where a float goes: into the thread's fast window (exact_window.cuh, as
@@ -162,8 +238,11 @@ struct row_bins : cured::float32_bins<kThreads> {
 // into the warp's 16-bit words (exact_term.cuh), or, in float32 and float16 segments of at least
 // kBinsFrom elements, into the thread's bins (row_bins), whose flush takes more than the words'
 // where a segment spans many binades. Integers (up to 64 bits at one place) go into the warp's
-// state.
-template <class In, class Out>
+// state. ThreadRows (short rows, one segment each: by_threads): 32 rows to a warp, a thread a row
+// first (thread_row), then the rows whose sum did not stay exact by the warp, one after another,
+// while their bytes are in the caches. An instantiation of its own, so that the warps' kernel keeps
+// its registers and the occupancy that goes with them (see the header's evidence).
+template <class In, class Out, bool ThreadRows>
 __global__ void __launch_bounds__(kThreads)
     exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, Out *out,
                        cured_exact_state *states) {
@@ -192,8 +271,9 @@ __global__ void __launch_bounds__(kThreads)
     if constexpr (kHasWords)
         for (int k = lane; k < cured::kStateWords; k += 32) words[k] = 0;
     std::conditional_t<kHasWords, cured::thread_window<In>, char> window;
-    const int64_t units = rows * plan.segments;
-    for (int64_t unit = int64_t(blockIdx.x) * kWarps + warp; unit < units; unit += int64_t(gridDim.x) * kWarps) {
+
+    // One (row, segment) pair by the whole warp, into its exact state, rounded or stored.
+    const auto sum_segment = [&](int64_t unit) {
         for (int k = lane; k < kLimbs; k += 32) state[k] = 0;
         __syncwarp();
         if constexpr (kHasWords) window.reset();
@@ -247,7 +327,49 @@ __global__ void __launch_bounds__(kThreads)
             }
         }
         finish(state, flags, lane, row, unit, plan.segments == 1, result, out, states);
+    };
+
+    if constexpr (ThreadRows) {
+        // A lane loads 64 bytes of its row before it adds them (the DRAM's 64-byte access, where its
+        // lanes' rows lie apart), by 16-byte vectors where the input and the rows' bytes are aligned,
+        // then a vector or an element at a time; a row that lost bits stops there.
+        constexpr int kVector = int(16 / sizeof(In)), kBatch = int(64 / sizeof(In));
+        const bool aligned = reinterpret_cast<uintptr_t>(in) % 16 == 0 && length % kVector == 0;
+        const int64_t groups = (rows + 31) / 32;
+        for (int64_t group = int64_t(blockIdx.x) * kWarps + warp; group < groups; group += int64_t(gridDim.x) * kWarps) {
+            const int64_t row = group * 32 + lane;
+            bool done = false;
+            if (row < rows) {
+                const In *const elements = in + row * length;
+                thread_row<In> sum;
+                int64_t k = 0;
+                for (; k + kBatch <= length && sum.exact; k += kBatch) {
+                    In batch[kBatch / kVector][kVector];
+#pragma unroll
+                    for (int v = 0; v < kBatch / kVector; ++v) {
+                        if (aligned) cured::load_vector<In, true>(elements + k + v * kVector, batch[v]);
+                        else cured::load_vector<In, false>(elements + k + v * kVector, batch[v]);
+                    }
+#pragma unroll
+                    for (int j = 0; j < kBatch; ++j) sum.add(batch[j / kVector][j % kVector]);
+                }
+                for (; aligned && k + kVector <= length && sum.exact; k += kVector) {
+                    In vector[kVector];
+                    cured::load_vector<In, true>(elements + k, vector);
+#pragma unroll
+                    for (int j = 0; j < kVector; ++j) sum.add(vector[j]);
+                }
+                for (; k < length && sum.exact; ++k) sum.add(elements[k]);
+                if ((done = sum.exact)) out[row] = sum.template rounded<Out>(result);
+            }
+            for (unsigned left = __ballot_sync(0xffffffffu, row < rows && !done); left != 0; left &= left - 1)
+                sum_segment(group * 32 + __ffs(left) - 1);
+        }
+        return;
     }
+    const int64_t units = rows * plan.segments;
+    for (int64_t unit = int64_t(blockIdx.x) * kWarps + warp; unit < units; unit += int64_t(gridDim.x) * kWarps)
+        sum_segment(unit);
 }
 
 // Each row's segment states added, limb by limb (each below 2^32 once normalized) in the lanes'
@@ -287,11 +409,19 @@ template <class In, class Out>
 cudaError_t launch_rows_into(const In *in, int64_t rows, int64_t length, cured_dtype result, Out *out, void *workspace,
                              cudaStream_t stream) {
     const segments_plan plan = segments_of(rows, length);
-    auto *const states = static_cast<cured_exact_state *>(workspace);
     int64_t grid;
-    cudaError_t err = grid_for<exact_row_segments<In, Out>>(rows * plan.segments, &grid);
-    if (err != cudaSuccess) return err;
-    exact_row_segments<In, Out><<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
+    cudaError_t err;
+    if constexpr (kByThreads<In, Out>) {
+        if (by_threads(plan, length)) {
+            if ((err = grid_for<exact_row_segments<In, Out, true>>((rows + 31) / 32, &grid)) != cudaSuccess) return err;
+            exact_row_segments<In, Out, true>
+                <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, nullptr);
+            return cudaGetLastError();
+        }
+    }
+    auto *const states = static_cast<cured_exact_state *>(workspace);
+    if ((err = grid_for<exact_row_segments<In, Out, false>>(rows * plan.segments, &grid)) != cudaSuccess) return err;
+    exact_row_segments<In, Out, false><<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
     if ((err = cudaGetLastError()) != cudaSuccess || plan.segments == 1) return err;
     if ((err = grid_for<exact_row_combine<Out>>(rows, &grid)) != cudaSuccess) return err;
     exact_row_combine<Out><<<unsigned(grid), kThreads, 0, stream>>>(rows, plan.segments, states, result, out);
