@@ -336,7 +336,8 @@ __global__ void __launch_bounds__(kThreads)
         constexpr int kVector = int(16 / sizeof(In)), kBatch = int(64 / sizeof(In));
         const bool aligned = reinterpret_cast<uintptr_t>(in) % 16 == 0 && length % kVector == 0;
         const int64_t groups = (rows + 31) / 32;
-        for (int64_t group = int64_t(blockIdx.x) * kWarps + warp; group < groups; group += int64_t(gridDim.x) * kWarps) {
+        for (int64_t group = int64_t(blockIdx.x) * kWarps + warp; group < groups;
+             group += int64_t(gridDim.x) * kWarps) {
             const int64_t row = group * 32 + lane;
             bool done = false;
             if (row < rows) {
@@ -421,7 +422,8 @@ cudaError_t launch_rows_into(const In *in, int64_t rows, int64_t length, cured_d
     }
     auto *const states = static_cast<cured_exact_state *>(workspace);
     if ((err = grid_for<exact_row_segments<In, Out, false>>(rows * plan.segments, &grid)) != cudaSuccess) return err;
-    exact_row_segments<In, Out, false><<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
+    exact_row_segments<In, Out, false>
+        <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
     if ((err = cudaGetLastError()) != cudaSuccess || plan.segments == 1) return err;
     if ((err = grid_for<exact_row_combine<Out>>(rows, &grid)) != cudaSuccess) return err;
     exact_row_combine<Out><<<unsigned(grid), kThreads, 0, stream>>>(rows, plan.segments, states, result, out);
