@@ -283,6 +283,56 @@ def test_exact_rows_hold_float16_and_float32_results_in_float32():
     assert cured._cured.EXACT_ROWS_ACC == {np.dtype(f16): np.dtype(f32), np.dtype(f32): np.dtype(f32), f64: f64}
 
 
+def two_sum(a: float, b: float):
+    s = a + b
+    b_part = s - a
+    return s, (a - (s - b_part)) + (b - b_part)
+
+
+def thread_row_model(row: np.ndarray, result) -> tuple:
+    """kernels/v10_axis.cu's thread_row in Python floats (IEEE float64, round to nearest): whether
+    the row's float64 sum stayed exact, and its one rounding into `result` if it did."""
+    total, low, exact = -0.0, -0.0, True
+    for element in row.tolist():
+        total, error = two_sum(total, element)
+        if row.dtype == np.float64:
+            low, lost = two_sum(low, error)
+            exact = exact and lost == 0.0
+        else:
+            exact = exact and error == 0.0
+    if row.dtype == np.float64:
+        return exact, np.float64(total if low == 0.0 else total + low)
+    with np.errstate(over="ignore"):  # an exact sum beyond float16's range rounds to an infinity
+        return exact, np.dtype(result).type(total)  # one conversion of the exact float64 sum
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_a_threads_row_kept_exact_rounds_once(seed, dtype):
+    """The claim behind V10's short rows on threads (kernels/v10_axis.cu, thread_row), in a model of
+    it: a row whose TwoSum errors were all zero (float64: whose errors' sum lost nothing either)
+    rounds to the exact sum's bits by one conversion; standard-normal rows almost all stay exact
+    (or the threads would rarely help); the hand-made rows a float64 sum gets wrong do not."""
+    rng = np.random.default_rng([seed, FLOATS.index(dtype)])
+    kept = {kind: 0 for kind in GENERATORS}
+    for kind, generate in GENERATORS.items():
+        for length in (1, 2, 3, 16, 100, 256):
+            for _ in range(40):
+                row = generate(rng, dtype, length)
+                for to in FLOATS[FLOATS.index(dtype):]:
+                    exact, value = thread_row_model(row, to)
+                    if exact:
+                        assert same_bits(value, exact_sum(row, to)), (kind, row, to)
+                kept[kind] += exact
+    assert kept["normal"] >= 0.95 * 6 * 40, kept
+    for name, row in TRICKY.items():
+        if row.dtype == np.dtype(dtype):
+            exact, value = thread_row_model(row, dtype)
+            assert not exact or same_bits(value, exact_sum(row, dtype)), name
+    for name in ("above_half", "float64_above_half", "nan", "inf_minus_inf", "float64_no_overflow"):
+        if TRICKY[name].dtype == np.dtype(dtype):
+            assert not thread_row_model(TRICKY[name], dtype)[0], name  # left to the warp's exact state
+
+
 def test_fsum_along_axes_of_host_arrays_runs_on_the_cpu_only():
     x = np.ones((3, 4), np.float32)
     with pytest.raises(ValueError, match="CPU"):

@@ -195,7 +195,8 @@ struct row_bins : cured::float32_bins<kThreads> {
 // 53 - log2(length): standard-normal rows, all but a few. A NaN, an infinity or an overflow makes an error NaN, which
 // is not zero: such rows, and rows that lost bits, go through the warp's exact state
 // (exact_row_segments). `sum` starts at -0.0, which leaves it -0.0 only where every element is
-// -0.0, as IEEE's sum and the exact state's rounding do.
+// -0.0, as IEEE's sum and the exact state's rounding do. tests/test_exact.py checks a model of it
+// (thread_row_model) against the exact reference on the CPU.
 template <class In> struct thread_row {
     double sum = -0.0, low = -0.0;
     bool exact = true;
