@@ -645,19 +645,11 @@ def test_fsum_along_axes_at_the_windows_edges(seed, dtype, shape):
         assert got.tobytes() == cured.fsum(x, axis=1, dtype=to, device="cpu").tobytes()
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("length", [1, 3, 16, 100, 256, 257])
-def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
-    """Rows of up to 256 elements are summed a thread a row in float64 where every addition is
-    exact, and by the warp's exact state where one is not (kernels/v10_axis.cu, thread_row):
-    standard-normal rows (a thread's), among them rows over the whole exponent range and this
-    dtype's hand-made cases padded with -0.0 (mostly the warp's: bits lost, NaN, infinities, float64
-    overflow), in groups of 32 rows that mix the two; into each wider result dtype. Rows of 257 take the
-    warp alone; 16 and 256 float32 elements load a row 16 bytes at a time, 3 and 100 one element."""
-    cupy = pytest.importorskip("cupy")
+def short_rows(seed, dtype, length, rows=300):
+    """Standard-normal rows, among them rows over the whole exponent range and this dtype's
+    hand-made cases padded with -0.0: rows a float64 sum keeps exact beside rows it does not (bits
+    lost, NaN, infinities, float64 overflow), mixed in every group of 32."""
     rng = np.random.default_rng([seed, FLOATS.index(dtype), length])
-    rows = 300
     x = normal(rng, dtype, rows * length).reshape(rows, length)
     wide = rng.random(rows) < 0.2
     x[wide] = wide_range(rng, dtype, int(wide.sum()) * length).reshape(-1, length)
@@ -665,6 +657,31 @@ def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
     for row, case in zip(rng.choice(rows, len(cases), replace=False), cases):
         x[row] = -0.0
         x[row, :case.size] = case
+    return x
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("length", [1, 3, 16, 100, 512, 513])
+def test_fsum_along_short_rows_on_the_cpu(seed, dtype, length):
+    """Rows of up to 512 elements are summed on the CPU in float64 where every addition is exact,
+    and by the exponent bins where one is not (csrc/exact_cpu.c, row_in_double); rows of 513 by
+    the bins alone. Into each wider result dtype, against the exact reference."""
+    x = short_rows(seed, dtype, length)
+    for to in FLOATS[FLOATS.index(dtype):]:  # a narrower dtype= casts each element first
+        check_along(x, 1, cured.fsum(x, axis=1, dtype=to, device="cpu"), to)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("length", [1, 3, 16, 100, 256, 257])
+def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
+    """Rows of up to 256 elements are summed a thread a row in float64 where every addition is
+    exact, and by the warp's exact state where one is not (kernels/v10_axis.cu, thread_row), in
+    groups of 32 rows that mix the two (short_rows); into each wider result dtype. Rows of 257 take
+    the warp alone; 16 and 256 float32 elements load a row 16 bytes at a time, 3 and 100 one
+    element."""
+    cupy = pytest.importorskip("cupy")
+    x = short_rows(seed, dtype, length)
     d = cupy.asarray(x)
     for to in FLOATS[FLOATS.index(dtype):]:  # a narrower dtype= casts each element first (TypeError here)
         got = cured.fsum(d, axis=1, dtype=to)
