@@ -1,6 +1,9 @@
 /* exact_cpu.c: V10's exact sum on the CPU. Every element's significand is added, as an integer,
  * into a bin of its exponent, and the bins go into the state of exact.h: integer additions only, no
- * rounding anywhere, so the result is the GPU's bit for bit (there is only one correct answer). */
+ * rounding anywhere, so the result is the GPU's bit for bit (there is only one correct answer).
+ * Short rows along axes first go through float64 sums whose every addition TwoSum checks for a
+ * lost bit (row_in_double): where none was lost, the float64 holds the exact sum, rounded once. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,7 +210,9 @@ void cured_exact_add_threads(cured_exact_state *state, cured_dtype dtype, const 
 
 /* ---- rows in float64, while that is exact ------------------------------------------------------ */
 
-/* a + b = s + *error exactly, for finite a, b whose sum does not overflow (Knuth's TwoSum). */
+/* a + b = s + *error exactly, for finite a, b whose sum does not overflow (Knuth's TwoSum), where
+ * double arithmetic rounds to double (FLT_EVAL_METHOD 0: SSE2, not x87's wider registers; elsewhere
+ * the rows take the bins alone). */
 static inline double two_sum(double a, double b, double *error) {
     const double s = a + b, b_part = s - a;
     *error = (a - (s - b_part)) + (b - b_part);
@@ -292,7 +297,7 @@ static ALWAYS_INLINE int row_in_double(const void *row, int64_t length, int widt
  * row goes so only into a float64 result (sum + low rounds once into float64 alone). */
 static double rounded_row(cured_dtype dtype, const char *row, int64_t length, cured_dtype round_to, int threaded) {
     double value;
-    if (!threaded && length > 0 && length <= DOUBLE_ROW_MAX &&
+    if (FLT_EVAL_METHOD == 0 && !threaded && length > 0 && length <= DOUBLE_ROW_MAX &&
         ((dtype == CURED_FLOAT16 && row_in_double(row, length, 16, round_to, &value)) ||
          (dtype == CURED_FLOAT32 && row_in_double(row, length, 32, round_to, &value)) ||
          (dtype == CURED_FLOAT64 && round_to == CURED_FLOAT64 && row_in_double(row, length, 64, round_to, &value))))
