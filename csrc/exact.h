@@ -112,6 +112,15 @@ CURED_HD void cured_exact_normalize(int64_t *limb, int low, int high) {
     limb[high] += carry;
 }
 
+/* a + b = s + *error exactly, for finite a and b whose sum does not overflow (Knuth's TwoSum): the
+ * rounding error of one float64 addition, found by five more. A NaN or an infinity makes the error
+ * NaN. Needs doubles that round to double (on the host, FLT_EVAL_METHOD 0). */
+CURED_HD double cured_two_sum(double a, double b, double *error) {
+    const double s = a + b, b_part = s - a;
+    *error = (a - (s - b_part)) + (b - b_part);
+    return s;
+}
+
 /* The index of the highest set bit of x, which is not 0: one instruction where there is one. */
 CURED_HD int cured_highest_bit(uint64_t x) {
 #if defined(__CUDA_ARCH__)

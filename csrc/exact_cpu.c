@@ -210,15 +210,6 @@ void cured_exact_add_threads(cured_exact_state *state, cured_dtype dtype, const 
 
 /* ---- rows in float64, while that is exact ------------------------------------------------------ */
 
-/* a + b = s + *error exactly, for finite a, b whose sum does not overflow (Knuth's TwoSum), where
- * double arithmetic rounds to double (FLT_EVAL_METHOD 0: SSE2, not x87's wider registers; elsewhere
- * the rows take the bins alone). */
-static inline double two_sum(double a, double b, double *error) {
-    const double s = a + b, b_part = s - a;
-    *error = (a - (s - b_part)) + (b - b_part);
-    return s;
-}
-
 /* A value that a double holds exactly, rounded once into `to` by the exact state's rounding
  * (float16 and float32; a float64 result is the double itself, as is a zero). */
 static double round_double(double value, cured_dtype to) {
@@ -276,10 +267,10 @@ static ALWAYS_INLINE int row_in_double(const void *row, int64_t length, int widt
             } else {
                 memcpy(&x, &bits, sizeof x);
             }
-            sum = two_sum(sum, x, &error);
+            sum = cured_two_sum(sum, x, &error);
             if (width == 64) {
                 double low_error;
-                low = two_sum(low, error, &low_error);
+                low = cured_two_sum(low, error, &low_error);
                 lost |= low_error != 0.0; /* true for a NaN too */
             } else {
                 lost |= error != 0.0;
@@ -294,7 +285,8 @@ static ALWAYS_INLINE int row_in_double(const void *row, int64_t length, int widt
 /* One row summed exactly, on the pool's threads or on this one, and rounded once into round_to:
  * rows of up to DOUBLE_ROW_MAX floats first in float64 (row_in_double), where the exponent bins
  * cost a row more than its elements (clearing 255 or 2047 bins, then reading them all). A float64
- * row goes so only into a float64 result (sum + low rounds once into float64 alone). */
+ * row goes so only into a float64 result (sum + low rounds once into float64 alone); and only
+ * where doubles round to double (FLT_EVAL_METHOD 0: SSE2, not x87's wider registers). */
 static double rounded_row(cured_dtype dtype, const char *row, int64_t length, cured_dtype round_to, int threaded) {
     double value;
     if (FLT_EVAL_METHOD == 0 && !threaded && length > 0 && length <= DOUBLE_ROW_MAX &&

@@ -186,9 +186,9 @@ struct row_bins : cured::float32_bins<kThreads> {
 };
 
 // A row summed by one thread, in float64, for as long as that is exact: each addition's rounding
-// error is found by TwoSum (Knuth: s = a + b, b' = s - a, e = (a - (s - b')) + (b - b'), and
-// a + b = s + e exactly without overflow), and a row whose errors are all zero has its exact sum in
-// `sum`. float64 elements keep their errors' sum as well (`low`), exact while its own errors are
+// error is found by TwoSum (exact.h's cured_two_sum: s = a + b, b' = s - a, e = (a - (s - b')) +
+// (b - b'), and a + b = s + e exactly without overflow), and a row whose errors are all zero has its
+// exact sum in `sum`. float64 elements keep their errors' sum as well (`low`), exact while its own errors are
 // zero, so that sum + low is the row's sum. A row stays exact while its partial sums fit 53 bits
 // (float64: while its errors' sum does): every finite float16 row of up to 256 elements, float32
 // rows whose elements' binades lie within 29 - log2(length) of each other, float64 rows within about
@@ -201,17 +201,12 @@ template <class In> struct thread_row {
     double sum = -0.0, low = -0.0;
     bool exact = true;
 
-    __device__ __forceinline__ static double two_sum(double a, double b, double *error) {
-        const double s = __dadd_rn(a, b), b_part = __dsub_rn(s, a);
-        *error = __dadd_rn(__dsub_rn(a, __dsub_rn(s, b_part)), __dsub_rn(b, b_part));
-        return s;
-    }
     __device__ __forceinline__ void add(In element) {
         double error;
-        sum = two_sum(sum, double(element), &error);
+        sum = cured_two_sum(sum, double(element), &error);
         if constexpr (std::is_same_v<In, double>) {
             double lost;
-            low = two_sum(low, error, &lost);
+            low = cured_two_sum(low, error, &lost);
             exact = exact && lost == 0.0;
         } else {
             exact = exact && error == 0.0;
