@@ -290,8 +290,9 @@ def two_sum(a: float, b: float):
 
 
 def thread_row_model(row: np.ndarray, result) -> tuple:
-    """kernels/v10_axis.cu's thread_row in Python floats (IEEE float64, round to nearest): whether
-    the row's float64 sum stayed exact, and its one rounding into `result` if it did."""
+    """kernels/v10_axis.cu's thread_row (and csrc/exact_cpu.c's row_in_double) in Python floats
+    (IEEE float64, round to nearest): whether the row's float64 sum stayed exact, and its one
+    rounding into `result` if it did."""
     total, low, exact = -0.0, -0.0, True
     for element in row.tolist():
         total, error = two_sum(total, element)
@@ -308,10 +309,11 @@ def thread_row_model(row: np.ndarray, result) -> tuple:
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_a_threads_row_kept_exact_rounds_once(seed, dtype):
-    """The claim behind V10's short rows on threads (kernels/v10_axis.cu, thread_row), in a model of
-    it: a row whose TwoSum errors were all zero (float64: whose errors' sum lost nothing either)
-    rounds to the exact sum's bits by one conversion; standard-normal rows almost all stay exact
-    (or the threads would rarely help); the hand-made rows a float64 sum gets wrong do not."""
+    """The claim behind V10's short rows in float64 (the GPU's threads and the CPU's rows), in a
+    model of them: a row whose TwoSum errors were all zero (float64: whose errors' sum lost nothing
+    either) rounds to the exact sum's bits by one conversion; standard-normal rows almost all stay
+    exact (or the float64 pass would rarely help); the hand-made rows a float64 sum gets wrong do
+    not."""
     rng = np.random.default_rng([seed, FLOATS.index(dtype)])
     kept = {kind: 0 for kind in GENERATORS}
     for kind, generate in GENERATORS.items():
