@@ -289,19 +289,40 @@ def two_sum(a: float, b: float):
     return s, (a - (s - b_part)) + (b - b_part)
 
 
-def thread_row_model(row: np.ndarray, result) -> tuple:
+def thread_row_model(row: np.ndarray, result, lanes: int = 1) -> tuple:
     """kernels/v10_axis.cu's thread_row (and csrc/exact_cpu.c's row_in_double) in Python floats
     (IEEE float64, round to nearest): whether the row's float64 sum stayed exact, and its one
-    rounding into `result` if it did."""
-    total, low, exact = -0.0, -0.0, True
-    for element in row.tolist():
-        total, error = two_sum(total, element)
-        if row.dtype == np.float64:
-            low, lost = two_sum(low, error)
-            exact = exact and lost == 0.0
-        else:
-            exact = exact and error == 0.0
-    if row.dtype == np.float64:
+    rounding into `result` if it did. With `lanes` (a power of two), lane j sums elements j,
+    j + lanes, ... and the lanes' sums are merged as the row's first lane sees the warp's butterfly
+    (thread_row::merge): neighbours, then pairs of them, and so on."""
+    wide = row.dtype == np.float64
+
+    def lane_sum(elements):
+        total, low, exact = -0.0, -0.0, True
+        for element in elements:
+            total, error = two_sum(total, element)
+            if wide:
+                low, lost = two_sum(low, error)
+                exact = exact and lost == 0.0
+            else:
+                exact = exact and error == 0.0
+        return total, low, exact
+
+    sums = [lane_sum(row[j::lanes].tolist()) for j in range(lanes)]
+    while len(sums) > 1:
+        merged = []
+        for (total, low, exact), (other, other_low, other_exact) in zip(sums[::2], sums[1::2]):
+            total, error = two_sum(total, other)
+            if wide:
+                low, lost_low = two_sum(low, other_low)
+                low, lost_error = two_sum(low, error)
+                exact = exact and other_exact and lost_low == 0.0 and lost_error == 0.0
+            else:
+                exact = exact and other_exact and error == 0.0
+            merged.append((total, low, exact))
+        sums = merged
+    total, low, exact = sums[0]
+    if wide:
         return exact, np.float64(total if low == 0.0 else total + low)
     with np.errstate(over="ignore"):  # an exact sum beyond float16's range rounds to an infinity
         return exact, np.dtype(result).type(total)  # one conversion of the exact float64 sum
@@ -316,23 +337,30 @@ def test_a_threads_row_kept_exact_rounds_once(seed, dtype):
     not."""
     rng = np.random.default_rng([seed, FLOATS.index(dtype)])
     kept = {kind: 0 for kind in GENERATORS}
+    sizes = [(1, 1, 40), (2, 1, 40), (3, 1, 40), (16, 1, 40), (100, 1, 40), (256, 1, 40), (257, 2, 10),
+             (1000, 4, 10), (4096, 16, 3)]  # (length, lanes, rows): the lanes the kernel gives a row
     for kind, generate in GENERATORS.items():
-        for length in (1, 2, 3, 16, 100, 256):
-            for _ in range(40):
+        for length, lanes, rows in sizes:
+            for _ in range(rows):
                 row = generate(rng, dtype, length)
                 for to in FLOATS[FLOATS.index(dtype):]:
-                    exact, value = thread_row_model(row, to)
+                    exact, value = thread_row_model(row, to, lanes)
                     if exact:
-                        assert same_bits(value, exact_sum(row, to)), (kind, row, to)
+                        assert same_bits(value, exact_sum(row, to)), (kind, row, to, lanes)
                 kept[kind] += exact
-    assert kept["normal"] >= 0.95 * 6 * 40, kept
+    assert kept["normal"] >= 0.95 * sum(rows for _, _, rows in sizes), kept
     for name, row in TRICKY.items():
         if row.dtype == np.dtype(dtype):
-            exact, value = thread_row_model(row, dtype)
-            assert not exact or same_bits(value, exact_sum(row, dtype)), name
+            for lanes in (1, 2, 4):
+                exact, value = thread_row_model(row, dtype, lanes)
+                assert not exact or same_bits(value, exact_sum(row, dtype)), (name, lanes)
     for name in ("above_half", "float64_above_half", "nan", "inf_minus_inf", "float64_no_overflow"):
         if TRICKY[name].dtype == np.dtype(dtype):
             assert not thread_row_model(TRICKY[name], dtype)[0], name  # left to the warp's exact state
+    for name in ("above_half", "float64_above_half", "nan", "inf_minus_inf"):  # no order keeps these
+        if TRICKY[name].dtype == np.dtype(dtype):
+            for lanes in (2, 4):  # bits lost in the merge of two lanes' sums
+                assert not thread_row_model(TRICKY[name], dtype, lanes)[0], (name, lanes)
 
 
 def test_fsum_along_axes_of_host_arrays_runs_on_the_cpu_only():
@@ -675,13 +703,14 @@ def test_fsum_along_short_rows_on_the_cpu(seed, dtype, length):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("length", [1, 3, 16, 100, 256, 257])
+@pytest.mark.parametrize("length", [1, 3, 16, 100, 256, 257, 1000, 1001, 8192, 8193])
 def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
-    """Rows of up to 256 elements are summed a thread a row in float64 where every addition is
-    exact, and by the warp's exact state where one is not (kernels/v10_axis.cu, thread_row), in
-    groups of 32 rows that mix the two (short_rows); into each wider result dtype. Rows of 257 take
-    the warp alone; 16 and 256 float32 elements load a row 16 bytes at a time, 3 and 100 one
-    element."""
+    """Rows of up to 8192 elements are summed in float64 where every addition is exact, and by the
+    warp's exact state where one is not (kernels/v10_axis.cu, thread_row), in warps whose rows mix
+    the two (short_rows); into each wider result dtype. A lane a row up to 256 elements, then 2, 4,
+    ... 32 lanes a row (257 and 1001 elements: 2 and 4 lanes, an element at a time; 1000: 4 lanes,
+    16 bytes at a time; 8192: 32); rows of 8193 take the warp alone. Rows of 16 and 256 float32
+    elements load 16 bytes at a time, 3 and 100 one element."""
     cupy = pytest.importorskip("cupy")
     x = short_rows(seed, dtype, length)
     d = cupy.asarray(x)

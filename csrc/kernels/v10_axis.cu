@@ -17,11 +17,14 @@
 // second launch adds each row's states, limb by limb, in the lanes' registers, and rounds them so.
 // The answer is unique, so it is the CPU's (exact_cpu.c), whatever the segments. A float16 or float32
 // result is written as float32, which holds it exactly, a float64 one as float64 (cured_exact_rows_acc).
-// Short rows (at most kThreadRowLength elements) go first to threads, 32 rows to a warp, a thread a
-// row, added in float64 where that stays exact (thread_row: TwoSum finds each addition's error) and
-// rounded by one conversion; only the rows that lost bits (or hold a NaN or an infinity) then take
-// the warp's exact state. A warp's per-row cost (clearing, flushing and rounding its state) had made
-// 2^24 rows of 16 float32 take 50 times V9's time.
+// Rows of one segment and at most 32 x kLaneRowLength elements go first to lanes: a lane a row of
+// up to kLaneRowLength elements (32 rows to a warp), else the fewest lanes, a power of two, that
+// take at most kLaneRowLength elements each, and more lanes where there are too few rows to keep
+// every SM busy; added in float64 where that stays exact (thread_row:
+// TwoSum finds each addition's error, the row's lanes' sums added by TwoSum too) and rounded by one
+// conversion; only the rows that lost bits (or hold a NaN or an infinity) then take the warp's
+// exact state. A warp's per-row cost (clearing, flushing and rounding its state) had made 2^24 rows
+// of 16 float32 take 50 times V9's time, and 2^20 rows of 257 float32 three times.
 //
 // Exact for rows of fewer than 2^62 elements: a segment holds at most 2^30 (each limb of its
 // state then stays below 2^62), and a row's normalized states add below 2^63.
@@ -98,6 +101,20 @@
 //    an SM), leaving the rows it could not sum to a second launch by a bit a row, read 0.50, 0.78
 //    and 0.80 ms at 2^24 rows of 16, 2^22 of 64 and 2^20 of 256 float32, with batches of 32 bytes a
 //    lane and of 64 alike (ptxas issued its lanes' loads 32 bytes at a time).
+//  - Since 2026-11-27 rows of 257 to 8192 elements go to 2 to 32 lanes a row first, their sums merged
+//    by TwoSum (thread_row::merge), and rows of fewer go to more lanes where the rows alone would
+//    leave warps idle. H100, 00:24 to 00:26 UTC, the same probe (the kernel before, then this one
+//    twice; V9 in brackets), standard-normal data: 2^20 rows of 257 float32 1.525 ms against 0.573 /
+//    0.546 (0.62); 2^18 rows of 1000 float32 0.613 against 0.451 / 0.438 (0.36), float16 0.723
+//    against 0.292 / 0.270 (0.20), float64 0.785 against 0.790 / 0.764 (0.70); 2^15 rows of 8192
+//    float32 0.433 against 0.410 / 0.403 (0.36); (4096, 4096) float32 0.057 against 0.054 / 0.045
+//    (0.047), float64 0.079 against 0.080 / 0.071 (0.073); the rows a lane takes alone as before,
+//    within 4%. Over the whole exponent range the lanes' first look costs 3 to 5% (2^18 rows of 1000
+//    float32 0.992 against 1.044 / 1.044, 2^20 of 257 1.98 against 2.04). The first version (00:20
+//    UTC) took a row's lanes from the row's length alone, in one instantiation for every count of
+//    lanes: (4096, 4096) over the whole range then ran 34% slower (16 lanes a row, two rows a warp,
+//    the warps' exact sums of half as many rows at once), and the rows a lane takes alone up to 15%
+//    (float16 89 registers against 80, and the lanes' index arithmetic).
 #include <array>
 #include <utility>
 
@@ -116,10 +133,11 @@ constexpr int kLimbs = CURED_EXACT_LIMBS;
 constexpr int64_t kUnitsWanted = int64_t(1) << 15;  // (row, segment) pairs that keep every SM busy
 constexpr int64_t kShortestSegment = 4096;
 constexpr int64_t kLongestSegment = int64_t(1) << 30;
-constexpr int64_t kThreadRowLength = 256;  // rows a thread sums first (thread_row)
+constexpr int64_t kLaneRowLength = 256;  // elements a lane adds of a row summed in float64 first (thread_row)
 
 struct segments_plan {
     int64_t segments, segment;  // segments a row, elements a segment (the last may be shorter)
+    int row_lanes;              // lanes a row where rows of one segment are summed in float64 first, else 0
 };
 
 segments_plan segments_of(int64_t rows, int64_t length) {
@@ -128,11 +146,14 @@ segments_plan segments_of(int64_t rows, int64_t length) {
         segments = std::min((length + kShortestSegment - 1) / kShortestSegment, (kUnitsWanted + rows - 1) / rows);
     segments = std::max(segments, (length + kLongestSegment - 1) / kLongestSegment);
     const int64_t segment = (length + segments - 1) / segments;
-    return {(length + segment - 1) / segment, segment};
+    // The fewest lanes, a power of two, that take at most kLaneRowLength elements each, or more
+    // where the rows would leave warps idle (the warps then sum the rows that lost bits in turn).
+    int row_lanes = 0;
+    if (segments == 1 && length <= 32 * kLaneRowLength)
+        for (row_lanes = 1; row_lanes < 32 && (row_lanes * kLaneRowLength < length || rows * row_lanes < 32 * kUnitsWanted);)
+            row_lanes *= 2;
+    return {(length + segment - 1) / segment, segment, row_lanes};
 }
-
-// Whether rows go to threads first (exact_row_segments' ThreadRows): short rows, one segment each.
-bool by_threads(const segments_plan &plan, int64_t length) { return plan.segments == 1 && length <= kThreadRowLength; }
 
 // A (row, segment) pair's state, with its lanes' flags: rounded into out[row] (one segment a row)
 // or stored whole, normalized, with the warp's flags, for the combine.
@@ -185,7 +206,7 @@ struct row_bins : cured::float32_bins<kThreads> {
     }
 };
 
-// A row summed by one thread, in float64, for as long as that is exact: each addition's rounding
+// A row summed by one lane (or a few, merged), in float64, for as long as that is exact: each addition's rounding
 // error is found by TwoSum (exact.h's cured_two_sum: s = a + b, b' = s - a, e = (a - (s - b')) +
 // (b - b'), and a + b = s + e exactly without overflow), and a row whose errors are all zero has its
 // exact sum in `sum`. float64 elements keep their errors' sum as well (`low`), exact while its own errors are
@@ -212,6 +233,26 @@ template <class In> struct thread_row {
             exact = exact && error == 0.0;
         }
     }
+    // The sums of a row's `lanes` lanes (a power of two, neighbours in the warp) added together by
+    // TwoSum as well, in a butterfly over the warp's shuffles: the first lane of the row ends with
+    // its sum and whether every addition of the row's, its own and its partners', was exact. All
+    // 32 lanes call it.
+    __device__ __forceinline__ void merge(int lanes) {
+        for (int offset = 1; offset < lanes; offset *= 2) {
+            const double other = __shfl_xor_sync(0xffffffffu, sum, offset);
+            const bool other_exact = __shfl_xor_sync(0xffffffffu, exact, offset);
+            double error;
+            sum = cured_two_sum(sum, other, &error);
+            if constexpr (std::is_same_v<In, double>) {
+                double lost_low, lost_error;
+                low = cured_two_sum(low, __shfl_xor_sync(0xffffffffu, low, offset), &lost_low);
+                low = cured_two_sum(low, error, &lost_error);
+                exact = exact && other_exact && lost_low == 0.0 && lost_error == 0.0;
+            } else {
+                exact = exact && other_exact && error == 0.0;
+            }
+        }
+    }
     // The exact sum rounded once into `result`, held in Out (float32 holds a float16 or float32
     // result exactly): sum + low is one rounding of the exact sum into float64, and a float32 or
     // float16 row's exact sum lies in `sum`, which one conversion rounds.
@@ -234,11 +275,15 @@ constexpr bool kByThreads = cured::is_floating<In> && (!std::is_same_v<In, doubl
 // into the warp's 16-bit words (exact_term.cuh), or, in float32 and float16 segments of at least
 // kBinsFrom elements, into the thread's bins (row_bins), whose flush takes more than the words'
 // where a segment spans many binades. Integers (up to 64 bits at one place) go into the warp's
-// state. ThreadRows (short rows, one segment each: by_threads): 32 rows to a warp, a thread a row
-// first (thread_row), then the rows whose sum did not stay exact by the warp, one after another,
-// while their bytes are in the caches. An instantiation of its own, so that the warps' kernel keeps
-// its registers and the occupancy that goes with them (see the header's evidence).
-template <class In, class Out, bool ThreadRows>
+// state. Pass (rows of one segment and at most 32 x kLaneRowLength elements: plan.row_lanes): 32 /
+// plan.row_lanes rows to a warp, plan.row_lanes lanes a row, first in float64 (thread_row), then
+// the rows whose sum did not stay exact by the warp, one after another, while their bytes are in the
+// caches. Instantiations of their own, so that the warps' kernel keeps its registers and the
+// occupancy that goes with them (see the header's evidence), and a lane a row keeps its own code
+// (float16: 80 registers, where several lanes a row take 89).
+enum class first_pass { none, lane, lanes };  // rows summed in float64 first: not, a lane a row, several
+
+template <class In, class Out, first_pass Pass>
 __global__ void __launch_bounds__(kThreads)
     exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, Out *out,
                        cured_exact_state *states) {
@@ -325,42 +370,50 @@ __global__ void __launch_bounds__(kThreads)
         finish(state, flags, lane, row, unit, plan.segments == 1, result, out, states);
     };
 
-    if constexpr (ThreadRows) {
-        // A lane loads 64 bytes of its row before it adds them (the DRAM's 64-byte access, where its
-        // lanes' rows lie apart), by 16-byte vectors where the input and the rows' bytes are aligned,
-        // then a vector or an element at a time; a row that lost bits stops there.
+    if constexpr (Pass != first_pass::none) {
+        // Each lane loads 64 bytes of its row before it adds them (the DRAM's 64-byte access, where
+        // rows lie apart; a row's lanes load neighbouring 16-byte vectors), by 16-byte vectors where
+        // the input and the rows' bytes are aligned, then a vector or an element at a time; a lane
+        // whose sum lost bits stops there.
         constexpr int kVector = int(16 / sizeof(In)), kBatch = int(64 / sizeof(In));
         const bool aligned = reinterpret_cast<uintptr_t>(in) % 16 == 0 && length % kVector == 0;
-        const int64_t groups = (rows + 31) / 32;
+        const int lanes = Pass == first_pass::lane ? 1 : plan.row_lanes, rows_a_warp = 32 / lanes;
+        const int member = int(lane) % lanes;  // this lane's place among its row's
+        const int64_t groups = (rows + rows_a_warp - 1) / rows_a_warp;
         for (int64_t group = int64_t(blockIdx.x) * kWarps + warp; group < groups;
              group += int64_t(gridDim.x) * kWarps) {
-            const int64_t row = group * 32 + lane;
-            bool done = false;
+            const int64_t row = group * rows_a_warp + int(lane) / lanes;
+            thread_row<In> sum;
             if (row < rows) {
                 const In *const elements = in + row * length;
-                thread_row<In> sum;
                 int64_t k = 0;
-                for (; k + kBatch <= length && sum.exact; k += kBatch) {
+                for (; k + int64_t(lanes) * kBatch <= length && sum.exact; k += int64_t(lanes) * kBatch) {
                     In batch[kBatch / kVector][kVector];
 #pragma unroll
                     for (int v = 0; v < kBatch / kVector; ++v) {
-                        if (aligned) cured::load_vector<In, true>(elements + k + v * kVector, batch[v]);
-                        else cured::load_vector<In, false>(elements + k + v * kVector, batch[v]);
+                        const In *const vector = elements + k + int64_t(v * lanes + member) * kVector;
+                        if (aligned) cured::load_vector<In, true>(vector, batch[v]);
+                        else cured::load_vector<In, false>(vector, batch[v]);
                     }
 #pragma unroll
                     for (int j = 0; j < kBatch; ++j) sum.add(batch[j / kVector][j % kVector]);
                 }
-                for (; aligned && k + kVector <= length && sum.exact; k += kVector) {
-                    In vector[kVector];
-                    cured::load_vector<In, true>(elements + k, vector);
+                if (aligned) {  // the row's length is a multiple of kVector
+                    for (k += int64_t(member) * kVector; k < length && sum.exact; k += int64_t(lanes) * kVector) {
+                        In vector[kVector];
+                        cured::load_vector<In, true>(elements + k, vector);
 #pragma unroll
-                    for (int j = 0; j < kVector; ++j) sum.add(vector[j]);
+                        for (int j = 0; j < kVector; ++j) sum.add(vector[j]);
+                    }
+                } else {
+                    for (k += member; k < length && sum.exact; k += lanes) sum.add(elements[k]);
                 }
-                for (; k < length && sum.exact; ++k) sum.add(elements[k]);
-                if ((done = sum.exact)) out[row] = sum.template rounded<Out>(result);
             }
-            for (unsigned left = __ballot_sync(0xffffffffu, row < rows && !done); left != 0; left &= left - 1)
-                sum_segment(group * 32 + __ffs(left) - 1);
+            sum.merge(lanes);
+            const bool first = member == 0 && row < rows;
+            if (first && sum.exact) out[row] = sum.template rounded<Out>(result);
+            for (unsigned left = __ballot_sync(0xffffffffu, first && !sum.exact); left != 0; left &= left - 1)
+                sum_segment(group * rows_a_warp + (__ffs(left) - 1) / lanes);
         }
         return;
     }
@@ -400,6 +453,18 @@ template <auto Kernel> cudaError_t grid_for(int64_t units, int64_t *grid) {
     return cudaSuccess;
 }
 
+// Rows of one segment summed in float64 first, plan.row_lanes lanes a row.
+template <class In, class Out, first_pass Pass>
+cudaError_t launch_rows_first(const In *in, int64_t rows, int64_t length, const segments_plan &plan,
+                              cured_dtype result, Out *out, cudaStream_t stream) {
+    const int64_t rows_a_warp = 32 / plan.row_lanes;
+    int64_t grid;
+    const cudaError_t err = grid_for<exact_row_segments<In, Out, Pass>>((rows + rows_a_warp - 1) / rows_a_warp, &grid);
+    if (err != cudaSuccess) return err;
+    exact_row_segments<In, Out, Pass><<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, nullptr);
+    return cudaGetLastError();
+}
+
 // Each output into Out: float32 for float16 and float32 results (cured_exact_rows_acc), float64 for
 // float64.
 template <class In, class Out>
@@ -409,16 +474,13 @@ cudaError_t launch_rows_into(const In *in, int64_t rows, int64_t length, cured_d
     int64_t grid;
     cudaError_t err;
     if constexpr (kByThreads<In, Out>) {
-        if (by_threads(plan, length)) {
-            if ((err = grid_for<exact_row_segments<In, Out, true>>((rows + 31) / 32, &grid)) != cudaSuccess) return err;
-            exact_row_segments<In, Out, true>
-                <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, nullptr);
-            return cudaGetLastError();
-        }
+        if (plan.row_lanes == 1) return launch_rows_first<In, Out, first_pass::lane>(in, rows, length, plan, result, out, stream);
+        if (plan.row_lanes > 1)
+            return launch_rows_first<In, Out, first_pass::lanes>(in, rows, length, plan, result, out, stream);
     }
     auto *const states = static_cast<cured_exact_state *>(workspace);
-    if ((err = grid_for<exact_row_segments<In, Out, false>>(rows * plan.segments, &grid)) != cudaSuccess) return err;
-    exact_row_segments<In, Out, false>
+    if ((err = grid_for<exact_row_segments<In, Out, first_pass::none>>(rows * plan.segments, &grid)) != cudaSuccess) return err;
+    exact_row_segments<In, Out, first_pass::none>
         <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
     if ((err = cudaGetLastError()) != cudaSuccess || plan.segments == 1) return err;
     if ((err = grid_for<exact_row_combine<Out>>(rows, &grid)) != cudaSuccess) return err;

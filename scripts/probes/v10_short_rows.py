@@ -1,8 +1,8 @@
-"""V10 along axis 1 of many short rows (kernels/v10_axis.cu: a thread a row where float64 keeps the
-sum exact, the warp's exact state for the rest) against V9's axis kernels on the same array: device
-time (CUDA events around the call, median of 10 after a warm-up) of each into a device out= (the
-kernels alone, no copy to the host), standard-normal data, then data over the dtype's whole
-exponent range (random bits made on the GPU, every exponent but the NaN's and infinities'), where
+"""V10 along axis 1 of many short rows (kernels/v10_axis.cu: a lane or a few a row where float64
+keeps the sum exact, the warp's exact state for the rest) against V9's axis kernels on the same
+array: device time (CUDA events around the call, median of 10 after a warm-up) of each into a
+device out= (the kernels alone, no copy to the host), standard-normal data, then data over the
+dtype's whole exponent range (random bits made on the GPU, every exponent but the NaN's and infinities'), where
 most rows go to the warp. A probe for kernels/v10_axis.cu's header; it prints, nothing reads it.
 
     python scripts/probes/v10_short_rows.py
@@ -13,11 +13,14 @@ import numpy as np
 import cured
 from v10_axis_speed import device_time  # this folder
 
-# Rows of 16 and 64 float32 load 16 bytes at a time, rows of 3 and 250 an element; 257 is the first
-# length the warps take alone.
+# Rows of 16 and 64 float32 load 16 bytes at a time, rows of 3, 250 and 257 an element; from 257
+# on a row takes 2, 4, ... 32 lanes (257: 2, 1000: 4, 4096: 16, 8192: 32); 8193 is the first length
+# the warps take alone.
 CASES = [("float32", (2**24, 16)), ("float32", (2**22, 64)), ("float32", (2**20, 256)), ("float32", (2**20, 250)),
-         ("float32", (2**20, 257)), ("float32", (2**26, 3)), ("float64", (2**23, 16)), ("float64", (2**20, 128)),
-         ("float16", (2**24, 16))]
+         ("float32", (2**20, 257)), ("float32", (2**18, 1000)), ("float32", (4096, 4096)),
+         ("float32", (2**15, 8192)), ("float32", (2**15, 8193)), ("float32", (2**26, 3)), ("float64", (2**23, 16)),
+         ("float64", (2**20, 128)), ("float64", (2**18, 1000)), ("float64", (4096, 4096)), ("float16", (2**24, 16)),
+         ("float16", (2**18, 1000))]
 
 
 
