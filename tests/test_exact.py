@@ -721,6 +721,37 @@ def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("length", [16384, 20011])
+def test_fsum_along_long_rows_in_segments(seed, dtype, length):
+    """A few rows longer than 4096 elements are cut into segments (4 of 4096 elements, or 5 of 4003),
+    a warp a segment, whose exact states a block a row adds, its warps taking segments 8 apart
+    (kernels/v10_axis.cu, exact_row_combine). The rows: standard normal; one element far below the
+    rest; data over the whole exponent range; and zero totals' signs: all -0.0; -0.0 and one +0.0;
+    halves that cancel exactly (+0.0); negative elements only. Into each wider result dtype,
+    against the exact reference and the CPU's bits."""
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng([seed, FLOATS.index(dtype), length])
+    x = normal(rng, dtype, 8 * length).reshape(8, length)
+    x[1, length // 2] = np.finfo(dtype).smallest_subnormal
+    x[2] = -0.0
+    x[3] = -0.0
+    x[3, rng.integers(length)] = 0.0
+    half = x[4, : length // 2].copy()
+    x[4, : length // 2], x[4, length // 2: 2 * (length // 2)] = half, -half
+    x[4, 2 * (length // 2):] = 0.0
+    x[5] = -np.abs(x[5])
+    x[6] = wide_range(rng, dtype, length)
+    d = cupy.asarray(x)
+    for to in FLOATS[FLOATS.index(dtype):]:
+        got = cured.fsum(d, axis=1, dtype=to)
+        check_along(x, 1, got, to)
+        assert got.tobytes() == cured.fsum(x, axis=1, dtype=to, device="cpu").tobytes()
+    sums = cured.fsum(d, axis=1)
+    assert np.signbit(sums[2]) and not np.signbit(sums[[3, 4]]).any()
+
+
+@pytest.mark.gpu
 def test_fsum_along_axes_of_device_arrays_takes_numpys_arguments(seed):
     cupy = pytest.importorskip("cupy")
     rng = np.random.default_rng(seed)

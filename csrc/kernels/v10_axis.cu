@@ -115,6 +115,14 @@
 //    lanes: (4096, 4096) over the whole range then ran 34% slower (16 lanes a row, two rows a warp,
 //    the warps' exact sums of half as many rows at once), and the rows a lane takes alone up to 15%
 //    (float16 89 registers against 80, and the lanes' index arithmetic).
+//  - Since 2026-11-27 01:10 UTC a block adds a row's segment states (exact_row_combine), its warps
+//    taking segments 8 apart, 8 segments' loads in flight a warp, where a warp added one segment
+//    after another. H100, 01:09 to 01:10 UTC, scripts/probes/v10_axis_speed.py (device time with
+//    the call's copies; this kernel, then the one before, one run each; V9 in brackets):
+//    standard-normal (16, 2^24) float32 along 1 0.57 ms (1886 GB/s) against 0.98 (1097; V9 2759 and
+//    2851), float16 0.62 ms (859 GB/s) against 1.04 (517; V9 2252 and 2404): the 16 rows' 2048
+//    segments each had taken half the call, whatever the dtype. The other shapes, of one or two
+//    segments a row or bound by their copies, within the runs' spread.
 #include <array>
 #include <utility>
 
@@ -422,25 +430,45 @@ __global__ void __launch_bounds__(kThreads)
         sum_segment(unit);
 }
 
-// Each row's segment states added, limb by limb (each below 2^32 once normalized) in the lanes'
-// registers, and rounded.
+// Each row's segment states added, limb by limb (each below 2^32 once normalized), by a block a
+// row: its warps take segments kWarps apart, each lane's limbs in registers with kCombineLoads
+// segments' loads in flight, then warp 0 adds the warps' sums from shared memory and rounds them.
+// (A warp a row, one segment after another, waited on memory for each: (16, 2^24) float32 along 1,
+// 2048 segments a row, spent most of its time here.)
+constexpr int kCombineLoads = 8;
+
 template <class Out>
 __global__ void __launch_bounds__(kThreads)
     exact_row_combine(int64_t rows, int64_t segments, const cured_exact_state *states, cured_dtype result, Out *out) {
+    __shared__ int64_t warp_limbs[kWarps][cured::kStateSlots][32];
+    __shared__ unsigned warp_flags[kWarps];
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    for (int64_t row = int64_t(blockIdx.x) * kWarps + warp; row < rows; row += int64_t(gridDim.x) * kWarps) {
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
         const cured_exact_state *const first = states + row * segments;
-        int64_t limb[cured::kStateSlots];
-#pragma unroll
-        for (int j = 0; j < cured::kStateSlots; ++j) {
-            const int k = 32 * j + int(lane);
-            limb[j] = 0;
-            if (k < kLimbs)
-                for (int64_t s = 0; s < segments; ++s) limb[j] += first[s].limb[k];
-        }
+        int64_t limb[cured::kStateSlots] = {};
         unsigned flags = 0;
-        for (int64_t s = lane; s < segments; s += 32) flags |= unsigned(first[s].flags);
-        cured::round_limbs_by_warp(limb, cured::warp_or(flags), result, out + row, lane);
+#pragma unroll kCombineLoads
+        for (int64_t s = warp; s < segments; s += kWarps) {
+#pragma unroll
+            for (int j = 0; j < cured::kStateSlots; ++j)
+                if (32 * j + int(lane) < kLimbs) limb[j] += first[s].limb[32 * j + lane];
+            flags |= unsigned(first[s].flags);
+        }
+#pragma unroll
+        for (int j = 0; j < cured::kStateSlots; ++j) warp_limbs[warp][j][lane] = limb[j];
+        if (lane == 0) warp_flags[warp] = flags;
+        __syncthreads();
+        if (warp == 0) {
+#pragma unroll
+            for (int j = 0; j < cured::kStateSlots; ++j) {
+                limb[j] = 0;
+                for (int w = 0; w < kWarps; ++w) limb[j] += warp_limbs[w][j][lane];
+            }
+            flags = 0;
+            for (int w = 0; w < kWarps; ++w) flags |= warp_flags[w];
+            cured::round_limbs_by_warp(limb, flags, result, out + row, lane);
+        }
+        __syncthreads();  // before the next row's sums overwrite them
     }
 }
 
@@ -483,7 +511,7 @@ cudaError_t launch_rows_into(const In *in, int64_t rows, int64_t length, cured_d
     exact_row_segments<In, Out, first_pass::none>
         <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
     if ((err = cudaGetLastError()) != cudaSuccess || plan.segments == 1) return err;
-    if ((err = grid_for<exact_row_combine<Out>>(rows, &grid)) != cudaSuccess) return err;
+    if ((err = grid_for<exact_row_combine<Out>>(rows * kWarps, &grid)) != cudaSuccess) return err;  // a block a row
     exact_row_combine<Out><<<unsigned(grid), kThreads, 0, stream>>>(rows, plan.segments, states, result, out);
     return cudaGetLastError();
 }

@@ -14,7 +14,7 @@ from cured.benchmark import full_range
 
 CASES = [("float64", (4096, 4096), 1), ("float64", (4096, 4096), 0), ("float32", (2**24, 16), 1),
          ("float32", (16, 2**24), 1), ("float32", (2**14, 2**14), 0), ("float64", (512, 512, 512), (0, 2)),
-         ("float32", (2**20, 256), 1)]
+         ("float32", (2**20, 256), 1), ("float16", (16, 2**24), 1)]
 
 
 def device_time(fn):
@@ -38,7 +38,7 @@ def main():
         if data == "full range":
             d = cupy.asarray(full_range(math.prod(shape), dtype).reshape(shape))
         else:
-            d = cupy.random.standard_normal(shape, dtype=dtype)
+            d = cupy.random.standard_normal(shape, dtype=cupy.float32).astype(dtype)
         times = {name: device_time(fn) for name, fn in (("V9", lambda: cured.sum(d, axis=axis)),
                                                        ("V10", lambda: cured.fsum(d, axis=axis)))}
         gbs = {k: d.nbytes / v / 1e9 for k, v in times.items()}
