@@ -20,11 +20,11 @@
 // Rows of one segment and at most 32 x kLaneRowLength elements go first to lanes: a lane a row of
 // up to kLaneRowLength elements (32 rows to a warp), else the fewest lanes, a power of two, that
 // take at most kLaneRowLength elements each, and more lanes where there are too few rows to keep
-// every SM busy; added in float64 where that stays exact (thread_row:
-// TwoSum finds each addition's error, the row's lanes' sums added by TwoSum too) and rounded by one
-// conversion; only the rows that lost bits (or hold a NaN or an infinity) then take the warp's
-// exact state. A warp's per-row cost (clearing, flushing and rounding its state) had made 2^24 rows
-// of 16 float32 take 50 times V9's time, and 2^20 rows of 257 float32 three times.
+// every SM busy; added in float64 where that stays exact (thread_row: TwoSum finds each addition's
+// error, the row's lanes' sums added by TwoSum too) and rounded by one conversion; only the rows
+// that lost bits (or hold a NaN or an infinity) then take the warp's exact state. A warp's per-row
+// cost (clearing, flushing and rounding its state) had made 2^24 rows of 16 float32 take 50 times
+// V9's time, and 2^20 rows of 257 float32 three times.
 //
 // Exact for rows of fewer than 2^62 elements: a segment holds at most 2^30 (each limb of its
 // state then stays below 2^62), and a row's normalized states add below 2^63.
@@ -158,7 +158,8 @@ segments_plan segments_of(int64_t rows, int64_t length) {
     // where the rows would leave warps idle (the warps then sum the rows that lost bits in turn).
     int row_lanes = 0;
     if (segments == 1 && length <= 32 * kLaneRowLength)
-        for (row_lanes = 1; row_lanes < 32 && (row_lanes * kLaneRowLength < length || rows * row_lanes < 32 * kUnitsWanted);)
+        for (row_lanes = 1;
+             row_lanes < 32 && (row_lanes * kLaneRowLength < length || rows * row_lanes < 32 * kUnitsWanted);)
             row_lanes *= 2;
     return {(length + segment - 1) / segment, segment, row_lanes};
 }
@@ -214,18 +215,19 @@ struct row_bins : cured::float32_bins<kThreads> {
     }
 };
 
-// A row summed by one lane (or a few, merged), in float64, for as long as that is exact: each addition's rounding
-// error is found by TwoSum (exact.h's cured_two_sum: s = a + b, b' = s - a, e = (a - (s - b')) +
-// (b - b'), and a + b = s + e exactly without overflow), and a row whose errors are all zero has its
-// exact sum in `sum`. float64 elements keep their errors' sum as well (`low`), exact while its own errors are
-// zero, so that sum + low is the row's sum. A row stays exact while its partial sums fit 53 bits
-// (float64: while its errors' sum does): every finite float16 row of up to 256 elements, float32
-// rows whose elements' binades lie within 29 - log2(length) of each other, float64 rows within about
-// 53 - log2(length): standard-normal rows, all but a few. A NaN, an infinity or an overflow makes an error NaN, which
-// is not zero: such rows, and rows that lost bits, go through the warp's exact state
-// (exact_row_segments). `sum` starts at -0.0, which leaves it -0.0 only where every element is
-// -0.0, as IEEE's sum and the exact state's rounding do. tests/test_exact.py checks a model of it
-// (thread_row_model) against the exact reference on the CPU.
+// A row summed by one lane (or a few, merged), in float64, for as long as that is exact: each
+// addition's rounding error is found by TwoSum (exact.h's cured_two_sum: s = a + b, b' = s - a, e =
+// (a - (s - b')) + (b - b'), and a + b = s + e exactly without overflow), and a row whose errors
+// are all zero has its exact sum in `sum`. float64 elements keep their errors' sum as well (`low`),
+// exact while its own errors are zero, so that sum + low is the row's sum. A row stays exact while
+// its partial sums fit 53 bits (float64: while its errors' sum does): every finite float16 row of
+// up to 256 elements, float32 rows whose elements' binades lie within 29 - log2(length) of each
+// other, float64 rows within about 53 - log2(length): standard-normal rows, all but a few. A NaN,
+// an infinity or an overflow makes an error NaN, which is not zero: such rows, and rows that lost
+// bits, go through the warp's exact state (exact_row_segments). `sum` starts at -0.0, which leaves
+// it -0.0 only where every element is -0.0, as IEEE's sum and the exact state's rounding do.
+// tests/test_exact.py checks a model of it (thread_row_model) against the exact reference on the
+// CPU.
 template <class In> struct thread_row {
     double sum = -0.0, low = -0.0;
     bool exact = true;
@@ -489,7 +491,8 @@ cudaError_t launch_rows_first(const In *in, int64_t rows, int64_t length, const 
     int64_t grid;
     const cudaError_t err = grid_for<exact_row_segments<In, Out, Pass>>((rows + rows_a_warp - 1) / rows_a_warp, &grid);
     if (err != cudaSuccess) return err;
-    exact_row_segments<In, Out, Pass><<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, nullptr);
+    exact_row_segments<In, Out, Pass>
+        <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, nullptr);
     return cudaGetLastError();
 }
 
@@ -502,12 +505,14 @@ cudaError_t launch_rows_into(const In *in, int64_t rows, int64_t length, cured_d
     int64_t grid;
     cudaError_t err;
     if constexpr (kByThreads<In, Out>) {
-        if (plan.row_lanes == 1) return launch_rows_first<In, Out, first_pass::lane>(in, rows, length, plan, result, out, stream);
+        if (plan.row_lanes == 1)
+            return launch_rows_first<In, Out, first_pass::lane>(in, rows, length, plan, result, out, stream);
         if (plan.row_lanes > 1)
             return launch_rows_first<In, Out, first_pass::lanes>(in, rows, length, plan, result, out, stream);
     }
     auto *const states = static_cast<cured_exact_state *>(workspace);
-    if ((err = grid_for<exact_row_segments<In, Out, first_pass::none>>(rows * plan.segments, &grid)) != cudaSuccess) return err;
+    if ((err = grid_for<exact_row_segments<In, Out, first_pass::none>>(rows * plan.segments, &grid)) != cudaSuccess)
+        return err;
     exact_row_segments<In, Out, first_pass::none>
         <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
     if ((err = cudaGetLastError()) != cudaSuccess || plan.segments == 1) return err;
