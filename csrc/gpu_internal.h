@@ -1,6 +1,6 @@
-/* gpu_internal.h: what the host-side GPU files (gpu_sum.c, staged.c, ...) share and nothing else
- * needs: checked CUDA calls (through faults.h's test hook), allocation alignment and the test hooks'
- * state. Include it after every other header. */
+/* gpu_internal.h: what the host-side GPU files (gpu_sum.c, staged.c, fetch.c, ...) share and
+ * nothing else needs: checked CUDA calls (through faults.h's test hook), allocation alignment, the
+ * test hooks' state and the lanes' kept resources. Include it after every other header. */
 #ifndef CURED_GPU_INTERNAL_H
 #define CURED_GPU_INTERNAL_H
 
@@ -54,5 +54,19 @@ void cured_slots_lock(int lock);
 void cured_slots_forget(void);
 void cured_staging_lock(int lock);
 void cured_staging_forget(void);
+
+/* What staged.c keeps for each host-path lane between calls, which fetch.c borrows: two pinned
+ * staging buffers (made or grown now to at least `bytes`; as they are where bytes is 0) and events
+ * made on `device`: copied[b], after the lane's latest copy through buffer b; last_copy, timed. Hold
+ * cured_staging_lock(1) from the call until their last use. */
+typedef struct {
+    void *host[2];
+    cudaEvent_t copied[2], last_copy;
+} cured_lane_kept;
+cured_cuda_status cured_lane_keep(int lane, int device, size_t bytes, cured_lane_kept *kept);
+
+/* An event on `device`, kept like the lanes', that orders the lanes' streams after the caller's
+ * (cudaStreamWaitEvent); under cured_staging_lock(1). */
+cudaError_t cured_lanes_ready_event(int device, cudaEvent_t *event);
 
 #endif

@@ -40,22 +40,25 @@
 static _Atomic int lanes_setting = 0;
 static _Atomic int64_t chunk_setting = 0;
 static _Atomic int ramp_setting = 1;
+static _Atomic int64_t fetch_min_setting = 0;
 
-void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp) {
+void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes) {
     lanes_setting = lanes > 0 ? (lanes < CURED_MAX_LANES ? lanes : CURED_MAX_LANES) : 0;
     chunk_setting = chunk_bytes > 0 ? chunk_bytes : 0;
     ramp_setting = ramp != 0;
+    fetch_min_setting = fetch_min_bytes > 0 ? fetch_min_bytes : 0;
 }
 
-void cured_get_staging(int *lanes, int64_t *chunk_bytes, int *ramp) {
+void cured_get_staging(cured_staging *s) {
     int chosen = lanes_setting;
     if (chosen == 0) {
         const int cpus = cured_pool_capacity(); /* the CPUs this process may run on */
         chosen = cpus < DEFAULT_LANES ? cpus : DEFAULT_LANES;
     }
-    *lanes = chosen;
-    *chunk_bytes = chunk_setting > 0 ? chunk_setting : DEFAULT_CHUNK_BYTES;
-    *ramp = ramp_setting;
+    s->lanes = chosen;
+    s->chunk_bytes = chunk_setting > 0 ? chunk_setting : DEFAULT_CHUNK_BYTES;
+    s->ramp = ramp_setting;
+    s->fetch_min_bytes = fetch_min_setting > 0 ? fetch_min_setting : CURED_FETCH_MIN_BYTES;
 }
 
 void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_chunk, int64_t unit, int lanes,
@@ -158,6 +161,25 @@ static cudaError_t shared_events(int device) {
     return err;
 }
 
+cured_cuda_status cured_lane_keep(int lane, int device, size_t bytes, cured_lane_kept *out) {
+    cured_cuda_status status = cured_ok;
+    CURED_TRY("cudaEventCreate (a lane's)", lane_events(lane, device));
+    for (int b = 0; b < 2; ++b) {
+        if (bytes > 0) CURED_TRY("cudaHostAlloc (pinned staging)", staging_buffer(lane, b, bytes, &out->host[b]));
+        else out->host[b] = kept[lane].host[b];
+        out->copied[b] = kept[lane].copied[b];
+    }
+    out->last_copy = kept[lane].last_copy;
+done:
+    return status;
+}
+
+cudaError_t cured_lanes_ready_event(int device, cudaEvent_t *event) {
+    const cudaError_t err = shared_events(device);
+    *event = ready_event;
+    return err;
+}
+
 void cured_staging_lock(int lock) {
     if (lock) pthread_mutex_lock(&staging_lock);
     else pthread_mutex_unlock(&staging_lock);
@@ -178,11 +200,9 @@ typedef struct staged_sum staged_sum;
 typedef struct {
     staged_sum *sum;
     cudaStream_t stream;
-    void *host[2];            /* pinned staging buffers (kept[k].host) */
+    cured_lane_kept kept;     /* its pinned staging buffers and events (kept[k]) */
     char *device[2];          /* device buffers for its chunks (unused in whole mode) */
     void *scratch;            /* V0's tree scratch for this lane's launches */
-    cudaEvent_t copied[2];    /* host[k] may be written again (kept[k]) */
-    cudaEvent_t last_copy;    /* after the lane's latest copy (kept[k]) */
     int chunks;               /* chunks this lane reduced */
 } lane;
 
@@ -223,12 +243,12 @@ static void run_lane(lane *l) {
         int64_t first, count;
         cured_chunk_span(&sum->chunks, k, &first, &count);
         const size_t offset = (size_t)first * sum->item, bytes = (size_t)count * sum->item;
-        if (turn >= 2) CURED_TRY("cudaEventSynchronize", cudaEventSynchronize(l->copied[b]));
-        memcpy(l->host[b], sum->in + offset, bytes);
+        if (turn >= 2) CURED_TRY("cudaEventSynchronize", cudaEventSynchronize(l->kept.copied[b]));
+        memcpy(l->kept.host[b], sum->in + offset, bytes);
         char *const dst = sum->whole ? sum->whole_input + offset : l->device[b];
-        CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(dst, l->host[b], bytes, cudaMemcpyHostToDevice, l->stream));
-        CURED_TRY("cudaEventRecord", cudaEventRecord(l->copied[b], l->stream));
-        if (sum->timing) CURED_TRY("cudaEventRecord", cudaEventRecord(l->last_copy, l->stream));
+        CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(dst, l->kept.host[b], bytes, cudaMemcpyHostToDevice, l->stream));
+        CURED_TRY("cudaEventRecord", cudaEventRecord(l->kept.copied[b], l->stream));
+        if (sum->timing) CURED_TRY("cudaEventRecord", cudaEventRecord(l->kept.last_copy, l->stream));
         if (!sum->whole)
             CURED_TRY_STEP(cured_plan_run_part(plan, dst, first, count, sum->out, sum->workspace, l->scratch, l->stream));
         ++l->chunks;
@@ -250,10 +270,12 @@ typedef struct {
 
 static staging_for_input staging_for(const cured_version *version, cured_dtype in_dtype, int64_t n) {
     staging_for_input s;
-    int64_t chunk_bytes;
-    cured_get_staging(&s.lanes, &chunk_bytes, &s.ramp);
+    cured_staging setting;
+    cured_get_staging(&setting);
+    s.lanes = setting.lanes;
+    s.ramp = setting.ramp;
     s.unit = version != NULL ? cured_unit(version, in_dtype, n) : 1;
-    const int64_t elements = chunk_bytes / cured_dtype_size(in_dtype) / s.unit * s.unit;
+    const int64_t elements = setting.chunk_bytes / cured_dtype_size(in_dtype) / s.unit * s.unit;
     s.chunk = elements > s.unit ? elements : s.unit;
     return s;
 }
@@ -293,12 +315,7 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
         lane *l = &lane_of[w];
         l->sum = &sum;
         CURED_TRY("cudaStreamCreate", cured_stream_take(&l->stream));
-        CURED_TRY("cudaEventCreate (a lane's)", lane_events(w, sum.device));
-        l->copied[0] = kept[w].copied[0];
-        l->copied[1] = kept[w].copied[1];
-        l->last_copy = kept[w].last_copy;
-        for (int b = 0; b < 2 && chunks > 0; ++b)
-            CURED_TRY("cudaHostAlloc (pinned staging)", staging_buffer(w, b, chunk_bytes, &l->host[b]));
+        CURED_TRY_STEP(cured_lane_keep(w, sum.device, chunks > 0 ? chunk_bytes : 0, &l->kept));
     }
     stream = lane_of[0].stream;
     CURED_TRY("cudaEventCreate", shared_events(sum.device));
@@ -356,7 +373,7 @@ done:
         for (int w = 0; w < lanes; ++w) {
             float ms;
             if (lane_of[w].chunks == 0) continue;
-            cured_keep_first(&status, cudaEventElapsedTime(&ms, timing_events[0], lane_of[w].last_copy),
+            cured_keep_first(&status, cudaEventElapsedTime(&ms, timing_events[0], lane_of[w].kept.last_copy),
                              "cudaEventElapsedTime");
             if (ms > copied_ms) copied_ms = ms;
         }

@@ -203,16 +203,18 @@ def test_build_helpers(monkeypatch, tmp_path):
 
 def test_staging_settings():
     default = cured._cured.staging()
-    assert default["lanes"] >= 1 and default["chunk_bytes"] > 0
+    assert default["lanes"] >= 1 and default["chunk_bytes"] > 0 and default["fetch_min_bytes"] > 0
     assert default["ramp"] is True
+    fetch_min = default["fetch_min_bytes"]
     cured._cured._set_staging(3, 1 << 20)
-    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": True}
-    cured._cured._set_staging(3, 1 << 20, False)
-    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": False}
+    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": True, "fetch_min_bytes": fetch_min}
+    cured._cured._set_staging(3, 1 << 20, False, 4096)
+    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": False, "fetch_min_bytes": 4096}
     cured._cured._set_staging(0, 0)
     assert cured._cured.staging() == default
-    with pytest.raises(ValueError, match=">= 0"):
-        cured._cured._set_staging(-1, 0)
+    for bad in [(-1, 0), (0, -1), (0, 0, True, -1)]:
+        with pytest.raises(ValueError, match=">= 0"):
+            cured._cured._set_staging(*bad)
 
 
 def test_host_chunks_ramp_up_then_keep_their_size(seed):

@@ -397,6 +397,31 @@ def test_gpu_device_out(seed):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("lanes, chunk", [(1, 4096), (3, 4096), (3, 64 << 10), (0, 0)])
+def test_gpu_many_results_come_back_through_the_lanes(seed, lanes, chunk):
+    """Results of fetch_min_bytes or more (here every result) come back through the host path's
+    lanes and pinned buffers (csrc/fetch.c): chunks of whole pages, as many a lane, the last one
+    ragged, a lane or a chunk of one result. The bits are the CPU's whatever the lanes and chunks,
+    for device and host input, V9's sums and V10's exact ones."""
+    cp = pytest.importorskip("cupy")
+    cases = [((100_003, 3), 1, "float32"), ((20_001, 7), 1, "int16"), ((5, 30_011), 0, "float64"),
+             ((3, 1), 0, "float32"), ((70_001, 5), 1, "float16")]
+    try:
+        cured._cured._set_staging(lanes, chunk, True, 1)
+        for shape, axis, dtype in cases:
+            x = rand(seed, shape, dtype)
+            want = cured.sum(x, axis=axis, device="cpu")
+            for given in (x, cp.asarray(x)):
+                got = cured.sum(given, axis=axis, device="gpu")
+                assert got.dtype == want.dtype and np.array_equal(bits(got), bits(want)), (shape, type(given))
+            if x.dtype.kind == "f":
+                exact = cured.fsum(cp.asarray(x), axis=axis)
+                assert np.array_equal(bits(exact), bits(cured.fsum(x, axis=axis))), shape
+    finally:
+        cured._cured._set_staging(0, 0)
+
+
+@pytest.mark.gpu
 def test_gpu_auto_sums_host_arrays_along_axes_on_the_cpu(seed):
     """device="auto" along axes: a host array on the CPU (no CUDA call counted by the fault hook),
     a device array on its GPU; CUB's reference rows on the GPU whatever the input."""

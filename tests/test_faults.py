@@ -114,6 +114,14 @@ def paths():
     d = cupy.asarray(rng_x)
     d2 = cupy.asarray(random_array(8, np.dtype("float32"), 6000).reshape(200, 30))
     out, out_rows = cupy.zeros((), cupy.float32), cupy.zeros(200, cupy.float32)
+    d3 = cupy.asarray(random_array(9, np.dtype("float32"), 150_000).reshape(50_000, 3))
+
+    def fetched():  # 200 KB of results in 6 chunks of 9 pages, 2 a lane (fetch.c)
+        cured._cured._set_staging(3, 64 << 10, True, 1)
+        try:
+            return cured.sum(d3, axis=1)
+        finally:
+            cured._cured._set_staging(0, 0)
 
     def staged(lanes, **kw):
         def call():
@@ -139,6 +147,7 @@ def paths():
         "axis": lambda: cured.sum(d2, axis=0),
         "axis out=": lambda: cured.sum(d2, axis=1, out=out_rows).get(),
         "axis CUB": lambda: cured.sum(d2, axis=1, version="cub"),
+        "axis, results through the lanes": fetched,
     }, cupy.cuda.Device().synchronize
 
 
