@@ -483,16 +483,15 @@ template <auto Kernel> cudaError_t grid_for(int64_t units, int64_t *grid) {
     return cudaSuccess;
 }
 
-// Rows of one segment summed in float64 first, plan.row_lanes lanes a row.
+// exact_row_segments<In, Out, Pass> over `warps` warps' work.
 template <class In, class Out, first_pass Pass>
-cudaError_t launch_rows_first(const In *in, int64_t rows, int64_t length, const segments_plan &plan,
-                              cured_dtype result, Out *out, cudaStream_t stream) {
-    const int64_t rows_a_warp = 32 / plan.row_lanes;
+cudaError_t launch_segments(int64_t warps, const In *in, int64_t rows, int64_t length, const segments_plan &plan,
+                            cured_dtype result, Out *out, cured_exact_state *states, cudaStream_t stream) {
     int64_t grid;
-    const cudaError_t err = grid_for<exact_row_segments<In, Out, Pass>>((rows + rows_a_warp - 1) / rows_a_warp, &grid);
+    const cudaError_t err = grid_for<exact_row_segments<In, Out, Pass>>(warps, &grid);
     if (err != cudaSuccess) return err;
     exact_row_segments<In, Out, Pass>
-        <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, nullptr);
+        <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
     return cudaGetLastError();
 }
 
@@ -502,20 +501,21 @@ template <class In, class Out>
 cudaError_t launch_rows_into(const In *in, int64_t rows, int64_t length, cured_dtype result, Out *out, void *workspace,
                              cudaStream_t stream) {
     const segments_plan plan = segments_of(rows, length);
-    int64_t grid;
-    cudaError_t err;
     if constexpr (kByThreads<In, Out>) {
-        if (plan.row_lanes == 1)
-            return launch_rows_first<In, Out, first_pass::lane>(in, rows, length, plan, result, out, stream);
-        if (plan.row_lanes > 1)
-            return launch_rows_first<In, Out, first_pass::lanes>(in, rows, length, plan, result, out, stream);
+        if (plan.row_lanes > 0) {  // rows of one segment in float64 first, 32 / row_lanes rows a warp
+            const int64_t rows_a_warp = 32 / plan.row_lanes, warps = (rows + rows_a_warp - 1) / rows_a_warp;
+            return plan.row_lanes == 1
+                       ? launch_segments<In, Out, first_pass::lane>(warps, in, rows, length, plan, result, out,
+                                                                    nullptr, stream)
+                       : launch_segments<In, Out, first_pass::lanes>(warps, in, rows, length, plan, result, out,
+                                                                     nullptr, stream);
+        }
     }
     auto *const states = static_cast<cured_exact_state *>(workspace);
-    if ((err = grid_for<exact_row_segments<In, Out, first_pass::none>>(rows * plan.segments, &grid)) != cudaSuccess)
-        return err;
-    exact_row_segments<In, Out, first_pass::none>
-        <<<unsigned(grid), kThreads, 0, stream>>>(in, rows, length, plan, result, out, states);
-    if ((err = cudaGetLastError()) != cudaSuccess || plan.segments == 1) return err;
+    cudaError_t err = launch_segments<In, Out, first_pass::none>(rows * plan.segments, in, rows, length, plan, result,
+                                                                 out, states, stream);
+    if (err != cudaSuccess || plan.segments == 1) return err;
+    int64_t grid;
     if ((err = grid_for<exact_row_combine<Out>>(rows * kWarps, &grid)) != cudaSuccess) return err;  // a block a row
     exact_row_combine<Out><<<unsigned(grid), kThreads, 0, stream>>>(rows, plan.segments, states, result, out);
     return cudaGetLastError();
