@@ -345,9 +345,10 @@ typedef struct {
 void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes);
 void cured_get_staging(cured_staging *setting);
 
-/* fetch_min_bytes' default. scripts/probes/axis_results_fetch.py (H100 host, 2026-11-27 02:16 UTC,
- * wall time of cured.sum along axis 1, rows of 4 float32, in turns): results of 256 KiB 0.166 ms
- * through the lanes against 0.148 by one copy, 1 MiB 0.253 against 0.394, 4 MiB 0.423 against 1.059. */
+/* fetch_min_bytes' default. scripts/probes/axis_results_fetch.py (two H100 hosts, 2026-11-27 02:16
+ * and 02:41 UTC, wall time of cured.sum along axis 1, rows of 4 float32, in turns): results of 256
+ * KiB 0.166 and 0.167 ms through the lanes against 0.148 and 0.119 by one copy, 1 MiB 0.253 and
+ * 0.262 against 0.394 and 0.284, 4 MiB 0.423 and 0.416 against 1.059 and 0.995. */
 #define CURED_FETCH_MIN_BYTES ((int64_t)1 << 20)
 
 /* The ramp: where the input is at most this many chunks a lane, its first `lanes` chunks grow, chunk

@@ -3,9 +3,9 @@
  * A sum along axes of a device array returns a NumPy array, which may hold millions of results. One
  * cudaMemcpy into it goes through the driver's own staging of pageable memory, on one thread, and
  * pays for the array's fresh pages, which the kernel maps and zeroes at their first write: 64 MiB
- * took 22 to 25 ms into a fresh NumPy array, 6.1 to 7.0 into pages written before and 1.4 into
- * pinned memory (H100 hosts, 2026-11-27; MADV_POPULATE_WRITE mapped a fresh 64 MiB in 14.6 ms on one
- * thread, 3.6 on 8 and 2.9 on 16).
+ * took 24.2 ms into a fresh NumPy array, 5.5 into pages written before and 1.24 into pinned memory
+ * (scripts/probes/fresh_pages.py, H100 host, 2026-11-27 02:43 UTC; MADV_POPULATE_WRITE mapped a
+ * fresh 64 MiB in 10.7 ms on one thread, 3.2 on 8 and 2.8 on 16).
  * So the results are cut into chunks, whole pages, a whole number a lane; each lane (staged.c's
  * threads, streams and pinned buffers, under its lock) queues the copies of its first two chunks
  * into its two pinned buffers behind the caller's work, asks the kernel to map its part of the
@@ -13,12 +13,12 @@
  * one thread's first writes could not), then copies each chunk out of its buffer and queues the
  * next one there.
  *
- * Evidence (scripts/probes/axis_results_fetch.py, H100 host, 2026-11-27 02:16 UTC, wall time of the
- * whole call in turns, 10 lanes): cured.sum(d, axis=1) of (2^24, 16) float32 5.4 ms against 24.8 by
- * one copy (CuPy's d.sum(axis=1).get() 25.2, PyTorch's t.sum(dim=1).cpu() 53.2); (2^26, 4) float32
- * 19.5 against 113.7 (CuPy 113.9, PyTorch 233.1); (2^24, 8) float64 9.8 against 53.7 (53.5, 118.4);
- * (2^22, 16) float32 1.01 against 1.98 (1.65, 1.94). cured.h's CURED_FETCH_MIN_BYTES has where the
- * lanes start to win. */
+ * Evidence (scripts/probes/axis_results_fetch.py, two H100 hosts, 2026-11-27 02:16 and 02:41 UTC,
+ * wall time of the whole call in turns, 10 lanes): cured.sum(d, axis=1) of (2^24, 16) float32 5.4
+ * and 4.7 ms against 24.8 and 25.2 by one copy (CuPy's d.sum(axis=1).get() 25.2 and 25.4, PyTorch's
+ * t.sum(dim=1).cpu() 53.2 and 62.3); (2^26, 4) float32 19.5 and 17.0 against 113.7 and 104.4;
+ * (2^24, 8) float64 9.8 and 8.6 against 53.7 and 49.2; (2^22, 16) float32 1.01 and 0.91 against
+ * 1.98 and 2.91. cured.h's CURED_FETCH_MIN_BYTES has where the lanes start to win. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
