@@ -21,7 +21,8 @@
  * What a sum needs besides its device memory lives across calls: the lanes are the pool's threads
  * (pool.h), their streams come from the stream pool, and their pinned staging buffers (pinning costs
  * about 3 ms for 8 MiB) and events are allocated on first use and kept for the life of the process,
- * like the device memory pool; one host-path sum at a time uses them (the bus is the limit anyway). */
+ * like the device memory pool; one host-path sum at a time uses them (the bus is the limit anyway),
+ * or fetch.c, which brings many results back to the host through them. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
