@@ -352,6 +352,16 @@ def test_array_on_a_second_gpu(seed):
         assert same_bits(cured.fsum(array), exact)
         assert cured._cured._driver_launches() > before
         assert cupy.cuda.runtime.getDevice() == 0
+    # Sums along axes on each GPU, their 1 MiB of results back through the host path's lanes
+    # (fetch.c), whose events the first GPU's call made: the second's remakes them on its device.
+    rows = x[:2**20].reshape(2**18, 4)
+    want = cured.sum(rows, axis=1, device="cpu")
+    with cupy.cuda.Device(1):
+        rows1 = cupy.asarray(rows)
+    for array in (cupy.asarray(rows), rows1):
+        got = cured.sum(array, axis=1)
+        assert got.dtype == want.dtype and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+        assert cupy.cuda.runtime.getDevice() == 0
 
 
 def test_unsupported_device_arrays_are_refused():
