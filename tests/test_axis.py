@@ -225,8 +225,8 @@ def test_fold_order_is_the_shape_s(seed):
 
 
 # Beyond the shapes above: several blocks of 1024 columns, strands (columns narrower than 32 vectors),
-# rows of several segments, enough bytes for several threads, and rows of one whole round of 2 to 32
-# lanes (cpu_axis.c's short rows: float32 rows of 16 to 128, float64 rows of 4 to 64).
+# rows of several segments, enough bytes for several threads, and rows of one whole round of 1 to 32
+# lanes (cpu_axis.c's short rows: float32 rows of 4 to 128, float64 rows of 2 to 64).
 FAST_SHAPES = [(3000, 700), (3000, 2), (3000, 16), (3000, 100), (40, 2500), (5, 3000, 7), (2, 2**17 + 3),
                (2**17 + 3, 2), (16, 2**14, 3), (300, 4100), (300, 32), (200, 64), (100, 128)]
 
@@ -258,6 +258,22 @@ def test_cpu_sum_along_axes_has_the_models_bits(seed, dtype, acc, threads):
                 assert got.dtype == want.dtype and np.array_equal(bits(got), bits(want)), (shape, axis)
     finally:
         cured._cured._set_cpu_tiles(0, False)
+
+
+@pytest.mark.parametrize("dtype, width", [("float32", 4), ("float32", 8), ("float64", 2)])
+def test_cpu_rows_of_one_or_two_chunks_have_the_models_bits(seed, dtype, width):
+    """cpu_axis.c's rows of one 16-byte chunk (a register's lanes are consecutive rows) and float32
+    rows of two (the tree's one level after): every count of rows around the registers' 4 (float64:
+    2) rows a step, elements of magnitudes 1e-8 to 1e8 so that another order of the additions
+    shows, and a row of -0.0 (its chain starts from +0.0, so its sum is +0.0)."""
+    rng = np.random.default_rng([seed, width])
+    for rows in range(1, 13):
+        x = (rng.standard_normal((rows, width)) * 10.0 ** rng.integers(-8, 9, (rows, width))).astype(dtype)
+        x[rows // 2] = -0.0
+        got, want = (cured._cured.sum_axes(x, x.shape, (False, True), np.dtype(dtype), "cpu", model=model)
+                     for model in (False, True))
+        assert np.array_equal(bits(got), bits(want)), (rows, got, want)
+        assert bits(got)[rows // 2] == 0  # +0.0
 
 
 # ---- on the GPU ------------------------------------------------------------------------------------
