@@ -21,7 +21,6 @@
  * 1.98 and 2.91. cured.h's CURED_FETCH_MIN_BYTES has where the lanes start to win. */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -41,9 +40,7 @@ typedef struct {
     int lanes, device_id;
     cudaStream_t streams[CURED_MAX_LANES];
     cured_lane_kept kept[CURED_MAX_LANES];
-    _Atomic int failed;
-    pthread_mutex_t status_lock;
-    cured_cuda_status status; /* the first failure of any lane */
+    cured_lanes_failure failure; /* the first failure of any lane */
 } fetch_job;
 
 /* Maps the whole pages of [begin, begin + bytes) writable now. Only advice: where the kernel refuses
@@ -86,7 +83,7 @@ static void fetch_lane(void *context, int64_t task) {
     cured_cuda_status status = cured_ok;
     CURED_TRY("cudaSetDevice", cudaSetDevice(job->device_id)); /* a pool thread starts on device 0 */
     for (int64_t turn = 0; turn < 2 && turn < turns; ++turn) CURED_TRY_STEP(queue_chunk(job, lane, turn));
-    for (int64_t turn = 0; turn < turns && !job->failed; ++turn) {
+    for (int64_t turn = 0; turn < turns && !job->failure.failed; ++turn) {
         size_t offset, bytes;
         chunk_of(job, lane, turn, &offset, &bytes);
         map_pages(job->host + offset, bytes);
@@ -95,12 +92,7 @@ static void fetch_lane(void *context, int64_t task) {
         if (turn + 2 < turns) CURED_TRY_STEP(queue_chunk(job, lane, turn + 2));
     }
 done:
-    if (status.code != cudaSuccess) {
-        pthread_mutex_lock(&job->status_lock);
-        if (job->status.code == cudaSuccess) job->status = status;
-        pthread_mutex_unlock(&job->status_lock);
-        job->failed = 1;
-    }
+    if (status.code != cudaSuccess) cured_lanes_fail(&job->failure, status);
 }
 
 cured_cuda_status cured_fetch_results(void *host, const void *device, size_t bytes, cudaStream_t stream) {
@@ -116,7 +108,7 @@ cured_cuda_status cured_fetch_results(void *host, const void *device, size_t byt
     int64_t chunks = cured_ceil_div((int64_t)bytes, setting.chunk_bytes);
     chunks = cured_ceil_div(chunks < setting.lanes ? setting.lanes : chunks, setting.lanes) * setting.lanes;
     fetch_job job = {.host = (char *)host, .device = (const char *)device, .bytes = bytes,
-                     .status_lock = PTHREAD_MUTEX_INITIALIZER, .status = cured_ok};
+                     .failure = CURED_LANES_FAILURE_INIT};
     job.chunk = (size_t)cured_ceil_div(cured_ceil_div((int64_t)bytes, chunks), (int64_t)page) * page;
     job.chunks = cured_ceil_div((int64_t)bytes, (int64_t)job.chunk);
     job.lanes = job.chunks < setting.lanes ? (int)job.chunks : setting.lanes;
@@ -133,7 +125,7 @@ cured_cuda_status cured_fetch_results(void *host, const void *device, size_t byt
     }
     /* A lane that cannot have a pool thread runs on this one after the others. */
     cured_pool_run(job.lanes, job.lanes, fetch_lane, &job);
-    status = job.status;
+    status = job.failure.status;
 done:
     /* Nothing may still write into the staging buffers once they are another call's. */
     for (int w = 0; w < job.lanes; ++w)
@@ -141,6 +133,6 @@ done:
             cured_keep_first(&status, cudaStreamSynchronize(job.streams[w]), "cudaStreamSynchronize");
     for (int w = 0; w < job.lanes; ++w) cured_stream_give(job.streams[w]); /* idle: synchronised above */
     cured_staging_lock(0);
-    pthread_mutex_destroy(&job.status_lock);
+    pthread_mutex_destroy(&job.failure.lock);
     return status;
 }

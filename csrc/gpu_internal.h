@@ -4,6 +4,8 @@
 #ifndef CURED_GPU_INTERNAL_H
 #define CURED_GPU_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +39,22 @@ static inline void cured_keep_first(cured_cuda_status *status, cudaError_t err, 
 }
 
 static const cured_cuda_status cured_ok = {cudaSuccess, NULL};
+
+/* The first failure among threads sharing one piece of work (staged.c's and fetch.c's lanes);
+ * `failed` tells the others to stop taking work. Starts as CURED_LANES_FAILURE_INIT. */
+typedef struct {
+    _Atomic int failed;
+    pthread_mutex_t lock;
+    cured_cuda_status status;
+} cured_lanes_failure;
+#define CURED_LANES_FAILURE_INIT {0, PTHREAD_MUTEX_INITIALIZER, {cudaSuccess, NULL}}
+
+static inline void cured_lanes_fail(cured_lanes_failure *f, cured_cuda_status status) {
+    pthread_mutex_lock(&f->lock);
+    if (f->status.code == cudaSuccess) f->status = status;
+    pthread_mutex_unlock(&f->lock);
+    f->failed = 1;
+}
 
 /* Device allocations are carved at this alignment: what cudaMalloc guarantees, and enough for any
  * vector load. */

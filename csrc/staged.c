@@ -218,17 +218,8 @@ struct staged_sum {
     void *out, *workspace;
     int timing;
     _Atomic int64_t next_chunk;
-    _Atomic int failed;
-    pthread_mutex_t status_lock;
-    cured_cuda_status status; /* the first failure of any lane */
+    cured_lanes_failure failure; /* the first failure of any lane */
 };
-
-static void fail(staged_sum *sum, cured_cuda_status status) {
-    pthread_mutex_lock(&sum->status_lock);
-    if (sum->status.code == cudaSuccess) sum->status = status;
-    pthread_mutex_unlock(&sum->status_lock);
-    sum->failed = 1;
-}
 
 /* A lane's work: takes the next chunk until none is left, copies it into a free staging buffer,
  * then enqueues its copy to the device and its reduction on the lane's stream. */
@@ -237,7 +228,7 @@ static void run_lane(lane *l) {
     const cured_plan *const plan = sum->plan;
     cured_cuda_status status = cured_ok;
     CURED_TRY("cudaSetDevice", cudaSetDevice(sum->device)); /* a new thread starts on device 0 */
-    for (int turn = 0; !sum->failed; ++turn) {
+    for (int turn = 0; !sum->failure.failed; ++turn) {
         const int64_t k = atomic_fetch_add(&sum->next_chunk, 1);
         if (k >= sum->chunks.chunks) break;
         const int b = turn % 2;
@@ -255,7 +246,7 @@ static void run_lane(lane *l) {
         ++l->chunks;
     }
 done:
-    if (status.code != cudaSuccess) fail(sum, status);
+    if (status.code != cudaSuccess) cured_lanes_fail(&sum->failure, status);
 }
 
 /* The pool's task k: lane k. */
@@ -293,7 +284,7 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     const int misalign = cured_test_misalign() % (int)item == 0 ? cured_test_misalign() : 0;
     const staging_for_input setting = staging_for(plan->version, plan->in_dtype, plan->n);
     staged_sum sum = {.plan = plan, .in = (const char *)in, .item = item, .whole = plan->version == NULL,
-                      .timing = timing != NULL, .status_lock = PTHREAD_MUTEX_INITIALIZER, .status = cured_ok};
+                      .timing = timing != NULL, .failure = CURED_LANES_FAILURE_INIT};
     /* The plan's part is the input where that is shorter than a chunk; the ramp still grows by a
      * lanes-th of the setting's whole chunk, so that an input of a few tiles stays one launch. A
      * setting changed since the plan was made cannot overrun its buffers: every chunk is clamped to
@@ -345,7 +336,7 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void 
     /* The lanes run on the pool's threads and this one; a lane that starts late finds the chunks
      * taken, and one that cannot have a thread runs after the others here. */
     cured_pool_run(lanes, lanes, lane_task, lane_of);
-    CURED_TRY_STEP(sum.status);
+    CURED_TRY_STEP(sum.failure.status);
 
     /* The finish waits for every lane's last reduction (or, for CUB, copy). */
     for (int w = 1; w < lanes; ++w) {
@@ -388,6 +379,6 @@ done:
     }
     for (int w = 0; w < lanes; ++w) cured_stream_give(lane_of[w].stream); /* idle: synchronised above */
     pthread_mutex_unlock(&staging_lock);
-    pthread_mutex_destroy(&sum.status_lock);
+    pthread_mutex_destroy(&sum.failure.lock);
     return status;
 }
