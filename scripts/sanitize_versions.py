@@ -14,7 +14,8 @@ float64's level 2 as a GPU without the dynamic shared memory would (the warp's s
 and V10's, kernels/v10_axis.cu, for floats):
 short and long rows, narrow and wide columns, several steps, under the default and a forced grid,
 from host memory, from CuPy in place, strided, and into a device out= (direct, and through the
-store kernel with a cast and an initial).
+store kernel with a cast and an initial); and 2^20 float32 rows over the whole exponent range, which
+each lane sums again as an expansion (kernels/v10_axis.cu, lane_expansion).
 """
 import sys
 
@@ -141,6 +142,13 @@ def axis_main():
                 ok = got.tobytes() == np.asarray(want).tobytes()
                 failures += not ok
                 print(f"axis {dtype:<8} {str(shape):<14} axis={str(axis):<7} {label:<32} {'ok' if ok else 'MISMATCH'}")
+    if cupy is not None:  # float32 rows a lane takes alone (2^20 of them) that lose bits: its expansion, then the warps
+        for length in (13, 16):
+            wide = full_range(2**20 * length, "float32").reshape(-1, length)
+            ok = cured.fsum(cupy.asarray(wide), axis=1).tobytes() == cured.fsum(wide, axis=1, device="cpu").tobytes()
+            failures += not ok
+            print(f"axis float32  {str(wide.shape):<14} axis=1       {'exact full range, a lane a row':<32} "
+                  f"{'ok' if ok else 'MISMATCH'}")
     return failures
 
 

@@ -363,6 +363,108 @@ def test_a_threads_row_kept_exact_rounds_once(seed, dtype):
                 assert not thread_row_model(TRICKY[name], dtype, lanes)[0], (name, lanes)
 
 
+EXPANSION_TERMS = 12  # kernels/v10_axis.cu, lane_expansion::kTerms
+
+
+def lane_expansion_model(row: np.ndarray) -> tuple:
+    """kernels/v10_axis.cu's lane_expansion in Python floats (IEEE float64, round to nearest), for a
+    float32 row that lost bits in thread_row (so not all of it -0.0): whether the row's exact sum
+    fit EXPANSION_TERMS float64 terms (no NaN or infinity either), and its one rounding into float32
+    if it did."""
+    def add(terms, x):  # Grow-Expansion, then the lowest zero of its EXPANSION_TERMS + 1 results dropped
+        results = []
+        for term in terms:
+            x, error = two_sum(x, term)
+            results.append(error)
+        results.append(x)
+        zeros = [k for k, r in enumerate(results) if r == 0.0]
+        return (results[:zeros[0]] + results[zeros[0] + 1:], True) if zeros else (results[:-1], False)
+
+    def compare(terms, m):  # the sign of (exact sum - m): that of the top non-zero result
+        results = []
+        carry = -m
+        for term in terms:
+            carry, error = two_sum(carry, term)
+            results.append(error)
+        nonzero = [r for r in results + [carry] if r != 0.0]
+        return 0 if not nonzero else (1 if nonzero[-1] > 0 else -1)
+
+    terms, exact = [0.0] * EXPANSION_TERMS, True
+    for x in row.tolist():
+        if not np.isfinite(x):
+            return False, None
+        terms, exact = add(terms, x)
+        if not exact:
+            return False, None
+    overflow = float(np.finfo(f32).max) + 2.0**103  # IEEE's threshold: FLT_MAX and half its last place
+
+    def step(f, direction):
+        with np.errstate(over="ignore"):  # FLT_MAX's neighbour is an infinity
+            return float(np.nextafter(f32(f), f32(direction * np.inf)))
+
+    def midpoint(a, b):
+        return np.copysign(overflow, a + b) if np.isinf(a) or np.isinf(b) else (a + b) * 0.5
+
+    def even(a, b):
+        return a if int(f32(a).view(np.uint32)) % 2 == 0 else b
+
+    guess = 0.0
+    for term in reversed(terms):
+        guess += term
+    with np.errstate(over="ignore"):
+        f = float(f32(guess))
+    for _ in range(4):
+        up, down = step(f, 1), step(f, -1)
+        above = -1 if f == np.inf else compare(terms, midpoint(f, up))
+        below = 1 if f == -np.inf else compare(terms, midpoint(f, down))
+        if above > 0:
+            f = up
+        elif below < 0:
+            f = down
+        else:
+            f = even(f, up) if above == 0 else even(f, down) if below == 0 else f + 0.0
+            return True, f32(f)
+    return False, None
+
+
+def test_a_lanes_expansion_rounds_the_exact_sum_once(seed):
+    """The claim behind V10's float32 short rows that lost bits (kernels/v10_axis.cu,
+    lane_expansion), in a model of it: where the row fit its terms, the one rounding is the exact
+    sum's, ties, overflow and cancellation included; a row of up to EXPANSION_TERMS finite elements
+    always fits, and full-range rows of 16 almost always (else the warps would take them again)."""
+    rng = np.random.default_rng([seed, 12])
+    fitted = 0
+    for kind, generate in GENERATORS.items():
+        for length in [1, 3, 12, 16, 40, 64]:
+            for _ in range(30):
+                row = generate(rng, "float32", length)
+                fits, value = lane_expansion_model(row)
+                if fits:
+                    assert same_bits(value, exact_sum(row, f32)), (kind, row.tolist())
+                if length <= EXPANSION_TERMS:
+                    assert fits, (kind, row.tolist())
+                fitted += fits and kind == "wide_range" and length == 16
+    assert fitted >= 28, fitted  # of 30 full-range rows of 16 (1 in 1500 needs a 13th term)
+    for name, row in TRICKY.items():
+        if row.dtype == f32 and name != "negative_zeros":  # an all -0.0 row never loses bits
+            fits, value = lane_expansion_model(row)
+            assert fits == bool(np.isfinite(row).all()), name
+            if fits:
+                assert same_bits(value, exact_sum(row, f32)), name
+    for _ in range(300):  # sums on or beside a float32 midpoint, and beside FLT_MAX's overflow threshold
+        f = f32(rng.standard_normal() * 2.0 ** int(rng.integers(-100, 100)))
+        row = [f, f32(np.spacing(abs(f)) / 2) * f32(rng.choice([-1, 1]))]
+        row += [f32(rng.choice([-1, 1]) * abs(f) * 2.0 ** int(rng.integers(-60, -25))) for _ in range(rng.integers(3))]
+        row = np.array(row, f32)
+        fits, value = lane_expansion_model(row)
+        assert fits and same_bits(value, exact_sum(row, f32)), row.tolist()
+    for tail in (0.0, 2.0**-100, -(2.0**-100), 2.0**50, -(2.0**50)):
+        for sign in (1, -1):
+            row = sign * np.array([np.finfo(f32).max, 2.0**103, tail], f32)
+            fits, value = lane_expansion_model(row)
+            assert fits and same_bits(value, exact_sum(row, f32)), row.tolist()
+
+
 def test_fsum_along_axes_of_host_arrays_runs_on_the_cpu_only():
     x = np.ones((3, 4), np.float32)
     with pytest.raises(ValueError, match="CPU"):
@@ -718,6 +820,31 @@ def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
         got = cured.fsum(d, axis=1, dtype=to)
         check_along(x, 1, got, to)
         assert got.tobytes() == cured.fsum(x, axis=1, dtype=to, device="cpu").tobytes()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("length", [3, 13, 16, 40])
+def test_fsum_along_full_range_rows_a_lane_a_row(seed, length):
+    """2^20 float32 rows, a lane a row (kernels/v10_axis.cu): most over the whole exponent range,
+    which lose bits in float64 and go to the lane's expansion (lane_expansion), those that need more
+    than its terms (rows of 40, and a few of 16) to the warp's state; standard-normal rows between
+    them, and the hand-made cases padded with -0.0. Rows of 13 and 3 load an element at a time, 16 and
+    40 a vector. Every output's bits against the CPU's, a sample and the hand-made rows against the
+    exact reference."""
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng([seed, length])
+    rows = 2**20
+    x = wide_range(rng, "float32", rows * length).reshape(rows, length)
+    x[::5] = normal(rng, "float32", x[::5].size).reshape(-1, length)
+    cases = [case for case in TRICKY.values() if case.dtype == f32 and case.size <= length]
+    planted = rng.choice(rows, len(cases), replace=False)
+    for row, case in zip(planted, cases):
+        x[row] = -0.0
+        x[row, :case.size] = case
+    got = cured.fsum(cupy.asarray(x), axis=1)
+    assert got.tobytes() == cured.fsum(x, axis=1, device="cpu").tobytes()
+    for row in np.concatenate([planted, rng.choice(rows, 300, replace=False)]):
+        assert same_bits(got[row], exact_sum(x[row], f32)), (row, x[row].tolist())
 
 
 @pytest.mark.gpu

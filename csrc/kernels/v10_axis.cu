@@ -21,10 +21,13 @@
 // up to kLaneRowLength elements (32 rows to a warp), else the fewest lanes, a power of two, that
 // take at most kLaneRowLength elements each, and more lanes where there are too few rows to keep
 // every SM busy; added in float64 where that stays exact (thread_row: TwoSum finds each addition's
-// error, the row's lanes' sums added by TwoSum too) and rounded by one conversion; only the rows
-// that lost bits (or hold a NaN or an infinity) then take the warp's exact state. A warp's per-row
-// cost (clearing, flushing and rounding its state) had made 2^24 rows of 16 float32 take 50 times
-// V9's time, and 2^20 rows of 257 float32 three times.
+// error, the row's lanes' sums added by TwoSum too) and rounded by one conversion; float32 rows a
+// lane takes alone that lost bits, of up to 64 elements, then by the lane as a float64 expansion of
+// up to 12 terms (lane_expansion: exact, its sum's one rounding found by comparing it with the
+// float32 midpoints beside a guess); only the rows left (or holding a NaN or an infinity) take the
+// warp's exact state. A warp's per-row cost (clearing, flushing and rounding its state) had made
+// 2^24 rows of 16 float32 take 50 times V9's time, and 2^20 rows of 257 float32 three times; over
+// the whole exponent range, where float64 loses bits, 2^26 rows of 3 float32 took 68 ms (V9 0.37).
 //
 // Exact for rows of fewer than 2^62 elements: a segment holds at most 2^30 (each limb of its
 // state then stays below 2^62), and a row's normalized states add below 2^63.
@@ -123,7 +126,23 @@
 //    2851), float16 0.62 ms (859 GB/s) against 1.04 (517; V9 2252 and 2404): the 16 rows' 2048
 //    segments each had taken half the call, whatever the dtype. The other shapes, of one or two
 //    segments a row or bound by their copies, within the runs' spread.
+//  - Since 2026-11-27 04:37 UTC float32 rows a lane takes alone (2^20 rows or more, of up to 64
+//    elements) that lost bits in float64 are summed again by their lane as an expansion of 12
+//    float64 terms (lane_expansion), where each went to a warp's exact state. H100, 04:36 to 04:39
+//    UTC, scripts/probes/v10_short_rows.py (the kernel before, this one, then both again; device time
+//    into a device out=, V9 0.37 to 0.43 ms on each), data over the whole exponent range: 2^24 rows
+//    of 16 float32 19.99 / 19.97 ms -> 2.20 / 2.18; 2^26 rows of 3 68.27 / 68.26 -> 3.15 / 3.06; 2^22
+//    rows of 64 5.68 / 5.69 -> 3.40 / 3.31 (3 in 10 still go to the warps); the other shapes and
+//    standard-normal data within the runs' spread (2^26 rows of 3 0.60 / 0.60 against 0.62 / 0.60).
+//    scripts/probes/v10_expansion.py, the same kernel with float64 results (no expansion) against
+//    float32 ones: 2^24 rows of 8 18.91 -> 1.26 ms, 2^23 rows of 32 10.44 -> 2.41. The kernel keeps
+//    64 registers (__launch_bounds__ below); the other instantiations' sm_90 SASS is unchanged
+//    (cuobjdump). Tried: expansions for rows of several lanes, merged over the warp's shuffles,
+//    were slower than the warps there ((2^16, 16), 16 lanes a row, 0.47 ms against 0.11); sharing
+//    thread_row's loop (a lambda over either sum) changed every first-pass instantiation's code and
+//    made 2^20 rows of 257 float32 4 to 11% slower.
 #include <array>
+#include <cfloat>
 #include <utility>
 
 #include "../axis.h"
@@ -278,6 +297,98 @@ template <class In> struct thread_row {
 template <class In, class Out>
 constexpr bool kByThreads = cured::is_floating<In> && (!std::is_same_v<In, double> || std::is_same_v<Out, double>);
 
+// A float32 row that lost bits in thread_row, summed again by its lane, exactly, as a float64
+// expansion (Shewchuk, "Adaptive precision floating-point arithmetic", 1997): up to kTerms float64s,
+// in increasing magnitude, whose bits do not overlap and whose sum is the row's. Each element adds
+// by Grow-Expansion (TwoSum with each term in turn, the terms its errors, its last sum the new top),
+// and the lowest zero among the kTerms + 1 results is dropped; a row that needs more terms than
+// kTerms, or holds a NaN or an infinity, is left to the warp's exact state. Every float32 and every
+// sum of up to 2^24 of them lies far inside float64's range, so TwoSum never overflows and loses
+// nothing, subnormals included. A term holds a cluster of elements whose bits span at most 53: a
+// row of up to kTerms elements always fits; full-range rows (exponents spread over all 277
+// binades) of 16 float32 all but about one in 2000, of 32 19 in 20, of 64 7 in 10 (the model in
+// tests/test_exact.py; 10 terms held 98%, 65% and 15% of them, and were slower on rows of 32 and
+// 64). Where thread_row costs six float64 additions an element, this costs 6 x kTerms; a warp's
+// exact state a row (clearing, flushing and rounding 68 limbs) cost far more for rows this short:
+// the header's evidence has the figures.
+struct lane_expansion {
+    static constexpr int kTerms = 12;
+    double term[kTerms] = {};
+    bool exact = true;
+
+    __device__ __forceinline__ void add_term(double x) {
+        double carry = x;
+#pragma unroll
+        for (int k = 0; k < kTerms; ++k) carry = cured_two_sum(carry, term[k], &term[k]);
+        bool dropped = false;  // whether the lowest zero among the results is gone yet
+#pragma unroll
+        for (int k = 0; k < kTerms; ++k) {
+            dropped = dropped || term[k] == 0.0;
+            if (dropped) term[k] = k + 1 < kTerms ? term[k + 1] : carry;
+        }
+        exact = exact && (dropped || carry == 0.0);
+    }
+    __device__ __forceinline__ void add(float element) {
+        if (!isfinite(element)) exact = false;  // NaN and infinities: the warp's state keeps their flags
+        else add_term(element);
+    }
+    // The sign of the exact sum less m: the sign of the top non-zero term of Grow-Expansion's result.
+    __device__ __forceinline__ int compare(double m) const {
+        double carry = -m;
+        int sign = 0;
+#pragma unroll
+        for (int k = 0; k < kTerms; ++k) {
+            double error;
+            carry = cured_two_sum(carry, term[k], &error);
+            if (error != 0.0) sign = error > 0.0 ? 1 : -1;
+        }
+        return carry != 0.0 ? (carry > 0.0 ? 1 : -1) : sign;
+    }
+    // The exact sum rounded once to float32, to nearest, ties to even, into *out; false (and *out
+    // untouched) where the bracket below was not found in a few steps, which the tests never saw.
+    // The float32 nearest the terms' float64 sum (top down) is a guess; the float32 midpoints on each
+    // side of it, each exact in float64, are compared with the exact sum, the guess moved while the
+    // sum lies beyond one, and a sum on a midpoint takes the neighbour whose last bit is even. Past
+    // FLT_MAX the midpoint is FLT_MAX + 2^103, IEEE's overflow threshold, and +inf is the neighbour
+    // (the even one). The sum is a multiple of 2^-149, so a sum between -2^-149 and 2^-149 is 0, +0.0
+    // (a row that reaches here has non-zero elements).
+    __device__ __forceinline__ bool round_to_float32(float *out) const {
+        constexpr double kOverflow = double(FLT_MAX) + 0x1p103;
+        const auto midpoint = [](float a, float b) {
+            return isinf(a) || isinf(b) ? copysign(kOverflow, double(a) + double(b)) : (double(a) + double(b)) * 0.5;
+        };
+        const auto even = [](float a, float b) { return __float_as_uint(a) % 2 == 0 ? a : b; };
+        double guess = 0.0;
+#pragma unroll
+        for (int k = kTerms - 1; k >= 0; --k) guess += term[k];
+        float f = __double2float_rn(guess);
+        for (int tries = 0; tries < 4; ++tries) {
+            const float up = nextafterf(f, INFINITY), down = nextafterf(f, -INFINITY);
+            const int above = f == INFINITY ? -1 : compare(midpoint(f, up));
+            const int below = f == -INFINITY ? 1 : compare(midpoint(f, down));
+            if (above > 0) {
+                f = up;
+            } else if (below < 0) {
+                f = down;
+            } else {
+                *out = above == 0 ? even(f, up) : below == 0 ? even(f, down) : f + 0.0f;
+                return true;
+            }
+        }
+        return false;
+    }
+};
+
+enum class first_pass { none, lane, lanes };  // rows summed in float64 first: not, a lane a row, several
+
+// Whether float32 rows that lost bits take a lane_expansion before the warp's state: rows a lane
+// takes alone (2^20 rows or more), float32 elements into a float32 result (the float16 and float64
+// results of float32 rows go to the warp). Where a row has several lanes, merging their expansions
+// over the warp's shuffles cost more than the warps (the header's evidence).
+template <class In, class Out, first_pass Pass>
+constexpr bool kByExpansion = std::is_same_v<In, float> && std::is_same_v<Out, float> && Pass == first_pass::lane;
+constexpr int64_t kExpansionRowLength = 64;  // longer full-range rows need more terms than it has
+
 // Each (row, segment) pair to a warp, in turn over the grid, kLoads steps of 32 elements at a time,
 // whose loads a lane issues before it adds any (32 bytes in flight a lane, where one step's load
 // waited on memory alone). Where a float goes: into the thread's fast window (exact_window.cuh, as
@@ -287,14 +398,17 @@ constexpr bool kByThreads = cured::is_floating<In> && (!std::is_same_v<In, doubl
 // where a segment spans many binades. Integers (up to 64 bits at one place) go into the warp's
 // state. Pass (rows of one segment and at most 32 x kLaneRowLength elements: plan.row_lanes): 32 /
 // plan.row_lanes rows to a warp, plan.row_lanes lanes a row, first in float64 (thread_row), then
-// the rows whose sum did not stay exact by the warp, one after another, while their bytes are in the
-// caches. Instantiations of their own, so that the warps' kernel keeps its registers and the
+// (float32 rows a lane takes alone) the rows that lost bits by the lane's expansion (lane_expansion),
+// then the rows whose sum did not stay exact by the warp, one after another, while their bytes are in
+// the caches. Instantiations of their own, so that the warps' kernel keeps its registers and the
 // occupancy that goes with them (see the header's evidence), and a lane a row keeps its own code
 // (float16: 80 registers, where several lanes a row take 89).
-enum class first_pass { none, lane, lanes };  // rows summed in float64 first: not, a lane a row, several
 
+// Where a lane's expansion follows its row (kByExpansion), four blocks an SM are asked for, as
+// without it: its twelve terms took the kernel from 64 registers to 81 (three blocks an SM), and
+// bounded, ptxas spills 4 bytes around it, outside its loops.
 template <class In, class Out, first_pass Pass>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kByExpansion<In, Out, Pass> ? 4 : 0)
     exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, Out *out,
                        cured_exact_state *states) {
     constexpr bool kHasBins = std::is_same_v<In, float> || std::is_same_v<In, __half>, kHasWords = cured::is_floating<In>;
@@ -389,6 +503,9 @@ __global__ void __launch_bounds__(kThreads)
         const bool aligned = reinterpret_cast<uintptr_t>(in) % 16 == 0 && length % kVector == 0;
         const int lanes = Pass == first_pass::lane ? 1 : plan.row_lanes, rows_a_warp = 32 / lanes;
         const int member = int(lane) % lanes;  // this lane's place among its row's
+        // Float32 rows that lost bits, summed again by an expansion where they are short enough (the
+        // same for the whole warp).
+        const bool by_expansion = kByExpansion<In, Out, Pass> && result == CURED_FLOAT32 && length <= kExpansionRowLength;
         const int64_t groups = (rows + rows_a_warp - 1) / rows_a_warp;
         for (int64_t group = int64_t(blockIdx.x) * kWarps + warp; group < groups;
              group += int64_t(gridDim.x) * kWarps) {
@@ -422,7 +539,33 @@ __global__ void __launch_bounds__(kThreads)
             sum.merge(lanes);
             const bool first = member == 0 && row < rows;
             if (first && sum.exact) out[row] = sum.template rounded<Out>(result);
-            for (unsigned left = __ballot_sync(0xffffffffu, first && !sum.exact); left != 0; left &= left - 1)
+            unsigned left = __ballot_sync(0xffffffffu, first && !sum.exact);  // rows for the warp's exact state
+            if constexpr (kByExpansion<In, Out, Pass>) {
+                if (by_expansion && left != 0) {  // a lane a row: this lane's row is bit `lane`
+                    // The row again, a vector or an element at a time (a batch's registers would
+                    // spill): the same loads as thread_row's, which took the batches.
+                    const bool again = (left >> lane) & 1u;
+                    lane_expansion expansion;
+                    if (again) {
+                        const In *const elements = in + row * length;
+                        if (aligned) {
+                            for (int64_t k = 0; k < length && expansion.exact; k += kVector) {
+                                In vector[kVector];
+                                cured::load_vector<In, true>(elements + k, vector);
+#pragma unroll
+                                for (int j = 0; j < kVector; ++j) expansion.add(vector[j]);
+                            }
+                        } else {
+                            for (int64_t k = 0; k < length && expansion.exact; ++k) expansion.add(elements[k]);
+                        }
+                    }
+                    float rounded;
+                    const bool done = again && expansion.exact && expansion.round_to_float32(&rounded);
+                    if (done) out[row] = rounded;
+                    left = __ballot_sync(0xffffffffu, again && !done);
+                }
+            }
+            for (; left != 0; left &= left - 1)
                 sum_segment(group * rows_a_warp + (__ffs(left) - 1) / lanes);
         }
         return;

@@ -38,18 +38,23 @@ def full_range(shape, dtype):
     return raw.view(dtype)
 
 
-print(cured.device_info()["name"])
-for data in ("standard normal", "full range"):
-    for dtype, shape in CASES:
-        if data == "full range":
-            d = full_range(shape, dtype)
-        else:
-            d = cupy.random.standard_normal(shape, dtype=cupy.float32).astype(dtype)
-        out_v9 = cupy.empty(shape[0], dtype)
-        out_v10 = cupy.empty(shape[0], dtype)
-        v9 = device_time(lambda: cured.sum(d, axis=1, out=out_v9))
-        v10 = device_time(lambda: cured.fsum(d, axis=1, out=out_v10))
-        print(f"{data:<15} {dtype} {str(shape):<13} V9 {d.nbytes / v9 / 1e9:7.1f} GB/s ({v9 * 1e3:7.3f} ms)  "
-              f"V10 {d.nbytes / v10 / 1e9:7.1f} GB/s ({v10 * 1e3:7.3f} ms)", flush=True)
-        del d, out_v9, out_v10
-        cupy.get_default_memory_pool().free_all_blocks()
+def main():
+    print(cured.device_info()["name"], cured._cured.__file__)
+    for data in ("standard normal", "full range"):
+        for dtype, shape in CASES:
+            if data == "full range":
+                d = full_range(shape, dtype)
+            else:
+                d = cupy.random.standard_normal(shape, dtype=cupy.float32).astype(dtype)
+            out_v9 = cupy.empty(shape[0], dtype)
+            out_v10 = cupy.empty(shape[0], dtype)
+            v9 = device_time(lambda: cured.sum(d, axis=1, out=out_v9))
+            v10 = device_time(lambda: cured.fsum(d, axis=1, out=out_v10))
+            print(f"{data:<15} {dtype} {str(shape):<13} V9 {d.nbytes / v9 / 1e9:7.1f} GB/s ({v9 * 1e3:7.3f} ms)  "
+                  f"V10 {d.nbytes / v10 / 1e9:7.1f} GB/s ({v10 * 1e3:7.3f} ms)", flush=True)
+            del d, out_v9, out_v10
+            cupy.get_default_memory_pool().free_all_blocks()
+
+
+if __name__ == "__main__":
+    main()
