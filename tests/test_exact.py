@@ -796,11 +796,48 @@ def short_rows(seed, dtype, length, rows=300):
 @pytest.mark.parametrize("length", [1, 3, 16, 100, 512, 513])
 def test_fsum_along_short_rows_on_the_cpu(seed, dtype, length):
     """Rows of up to 512 elements are summed on the CPU in float64 where every addition is exact,
-    and by the exponent bins where one is not (csrc/exact_cpu.c, row_in_double); rows of 513 by
-    the bins alone. Into each wider result dtype, against the exact reference."""
+    and by the exponent bins where one is not (csrc/exact_cpu.c, row_in_double), but float32 rows
+    of up to 12 into a float32 result, by an expansion first (row_by_expansion); rows of 513 by the
+    bins alone. Into each wider result dtype, against the exact reference."""
     x = short_rows(seed, dtype, length)
     for to in FLOATS[FLOATS.index(dtype):]:  # a narrower dtype= casts each element first
         check_along(x, 1, cured.fsum(x, axis=1, dtype=to, device="cpu"), to)
+
+
+def near_midpoints(rng, rows: int, length: int) -> np.ndarray:
+    """float32 rows whose exact sums lie on or just beside a float32 midpoint: f, half of f's last
+    place (either sign), and tiny elements far below it (in every other row a pair of them cancels),
+    padded with -0.0; rows at FLT_MAX's overflow threshold among them."""
+    x = np.full((rows, length), -0.0, f32)
+    for r in range(rows):
+        if r % 10 == 0:
+            row = np.array([np.finfo(f32).max, 2.0**103, rng.choice([0.0, 2.0**-100, -(2.0**50)])], f32)
+            row *= f32(rng.choice([-1, 1]))
+        else:
+            f = f32(rng.standard_normal() * 2.0 ** int(rng.integers(-100, 100)))
+            tail = [f32(rng.choice([-1, 1]) * abs(f) * 2.0 ** int(rng.integers(-60, -25)))
+                    for _ in range(int(rng.integers(0, length - 1)))]
+            if r % 2 and len(tail) >= 2:  # a tiny pair that cancels: the sum on the midpoint itself
+                tail[1] = -tail[0]
+            row = np.array([f, f32(np.spacing(abs(f)) / 2) * f32(rng.choice([-1, 1]))] + tail, f32)
+        x[r, :min(row.size, length)] = row[:length]
+    return x
+
+
+@pytest.mark.parametrize("length", [2, 3, 7, 12, 13])
+def test_cpu_float32_short_rows_that_lose_bits(seed, length):
+    """Float32 rows of up to 12 elements that lose bits in float64 are summed on the CPU as an
+    expansion (csrc/exact_cpu.c, row_by_expansion), rows of 13 by the exponent bins: rows over the
+    whole exponent range, sums on and beside float32 midpoints and at the overflow threshold, the
+    hand-made cases padded with -0.0, against the exact reference."""
+    rng = np.random.default_rng([seed, length, 32])
+    x = np.concatenate([wide_range(rng, "float32", 300 * length).reshape(300, length),
+                        near_midpoints(rng, 200, length)])
+    cases = [case for case in TRICKY.values() if case.dtype == f32 and case.size <= length]
+    for row, case in zip(rng.choice(len(x), len(cases), replace=False), cases):
+        x[row] = -0.0
+        x[row, :case.size] = case
+    check_along(x, 1, cured.fsum(x, axis=1, device="cpu"), f32)
 
 
 @pytest.mark.gpu
