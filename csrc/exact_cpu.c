@@ -3,8 +3,7 @@
  * rounding anywhere, so the result is the GPU's bit for bit (there is only one correct answer).
  * Short rows along axes first go through float64 sums whose every addition TwoSum checks for a
  * lost bit (row_in_double): where none was lost, the float64 holds the exact sum, rounded once;
- * float32 rows of a few elements that lost one then go through a float64 expansion
- * (row_by_expansion), exact, compared with float32 midpoints to round it once. */
+ * short float32 and float64 rows that lost one go into the state's limbs directly (row_in_limbs). */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,109 +283,50 @@ static ALWAYS_INLINE int row_in_double(const void *row, int64_t length, int widt
     return 1;
 }
 
-/* Float32 rows of up to this many elements that lost bits in float64 are summed again as a float64
- * expansion (row_by_expansion), where the exponent bins cost a short row far more than its elements.
- * A row's expansion is a chain of dependent additions, the bins' work mostly not: on the
- * development machine (2 cores, wall time of cured.fsum(x, axis=1, device="cpu"), float32 over the
- * whole exponent range, 2026-11-27) rows of 2, 3, 4, 6, 8, 12, 16 elements read 0.34, 0.34, 0.34,
- * 0.31, 0.29, 0.27, 0.24 GB/s by the expansion and 0.08, 0.09, 0.11, 0.15, 0.18, 0.24, 0.28 by the
- * bins. */
-#define EXPANSION_ROW_MAX 12
-
-/* x into a float64 expansion (Shewchuk's Grow-Expansion with zero elimination): term[0 .. *count),
- * in increasing magnitude, bits not overlapping, sum exact; term has room for one more. TwoSum is
- * exact here: float32 elements and their sums lie far inside float64's range. Each element adds at
- * most one term, so a row of n elements needs at most n. */
-static inline void expansion_add(double *term, int *count, double x) {
-    int kept = 0;
-    for (int k = 0; k < *count; ++k) { /* kept <= k: written behind the reads; no branch on the data */
-        double error;
-        x = cured_two_sum(x, term[k], &error);
-        term[kept] = error;
-        kept += error != 0.0;
-    }
-    term[kept] = x;
-    *count = kept + (x != 0.0);
-}
-
-/* The sign of (the expansion's sum - m): that of the top non-zero term of Grow-Expansion's result. */
-static int expansion_compare(const double *term, int count, double m) {
-    double carry = -m;
-    int sign = 0;
-    for (int k = 0; k < count; ++k) {
-        double error;
-        carry = cured_two_sum(carry, term[k], &error);
-        if (error != 0.0) sign = error > 0.0 ? 1 : -1;
-    }
-    return carry != 0.0 ? (carry > 0.0 ? 1 : -1) : sign;
-}
-
-/* The midpoint of two neighbouring float32s, exact in float64; beside an infinity, FLT_MAX + 2^103,
- * IEEE's overflow threshold. */
-static double float32_midpoint(float a, float b) {
-    const double overflow = (double)FLT_MAX + 0x1p103;
-    if (isinf(a) || isinf(b)) return copysign(overflow, (double)a + (double)b);
-    return ((double)a + (double)b) * 0.5;
-}
-
-static float float32_even(float a, float b) {
-    uint32_t bits;
-    memcpy(&bits, &a, sizeof bits);
-    return bits % 2 == 0 ? a : b;
-}
-
-/* A float32 row of up to EXPANSION_ROW_MAX elements that lost bits in row_in_double, as
- * kernels/v10_axis.cu's lane_expansion sums it on the GPU (12 terms in registers there, the zeros
- * among them kept; here only the non-zero ones): its exact sum as an expansion, rounded once to
- * float32 by comparing it with the float32 midpoints beside a guess (the terms' float64 sum, top
- * down), the guess moved while the sum lies beyond one, a sum on one taking the neighbour whose last
- * bit is even. The sum is a multiple of 2^-149, so one between -2^-149 and 2^-149 is 0, +0.0 (such a
- * row has non-zero elements). 0 for a NaN or an infinity, or a guess not bracketed in a few steps
- * (never seen), for the exponent bins. */
-static int row_by_expansion(const void *row, int64_t length, double *value) {
-    double term[EXPANSION_ROW_MAX + 1];
-    int count = 0;
+/* A row of an IEEE format (`width` bits, `mantissa` fraction bits) that row_in_double could not sum,
+ * added straight into limbs [low, high] of a state and rounded once into round_to: the row clears
+ * and reads those limbs alone, where the exponent bins (add_ieee) clear and read 255 int64s a
+ * float32 row and 4094 a float64 one. Rows of up to DOUBLE_ROW_MAX elements keep every limb below
+ * 2^41 before the carries; NaN, infinities and signed zeros as the state's flags say. On the
+ * development machine (2 cores, wall time of cured.fsum(x, axis=1, device="cpu"), rows over the
+ * whole exponent range, 2026-11-27), against the bins: float32 rows of 3, 16, 64, 256, 512
+ * elements 0.40, 0.93, 1.14, 1.41, 1.46 GB/s against 0.09, 0.29, 0.50, 0.99, 1.73 (hence
+ * FLOAT32_LIMB_ROW_MAX); float64 0.39, 1.18, 1.76, 2.43, 2.59 against 0.017, 0.08, 0.23, 0.44,
+ * 0.61. */
+#define FLOAT32_LIMB_ROW_MAX 256
+#define FLOAT32_LOW_LIMB 28  /* float32's elements lie in limbs 28 to 38 (bits 925 to 1201 of the units), */
+#define FLOAT32_HIGH_LIMB 41 /* their carries reach 39, and normalizing wants two limbs above */
+static ALWAYS_INLINE double row_in_limbs(const void *row, int64_t length, int width, int mantissa, int low, int high,
+                                         cured_dtype round_to) {
+    int64_t limb[CURED_EXACT_LIMBS];
+    memset(limb + low, 0, (size_t)(high - low + 1) * sizeof limb[0]);
+    unsigned flags = CURED_EXACT_NONEMPTY;
     for (int64_t i = 0; i < length; ++i) {
-        float element;
-        memcpy(&element, (const char *)row + i * (int64_t)sizeof element, sizeof element);
-        if (!isfinite(element)) return 0;
-        expansion_add(term, &count, element);
+        cured_exact_term term;
+        if (cured_exact_decode_ieee(bits_at(row, i, width / 8), width, mantissa, &term, &flags)) add_term(limb, term);
     }
-    double guess = 0.0;
-    for (int k = count - 1; k >= 0; --k) guess += term[k];
-    float f = (float)guess;
-    for (int tries = 0; tries < 4; ++tries) {
-        const float up = nextafterf(f, INFINITY), down = nextafterf(f, -INFINITY);
-        const int above = f == INFINITY ? -1 : expansion_compare(term, count, float32_midpoint(f, up));
-        const int below = f == -INFINITY ? 1 : expansion_compare(term, count, float32_midpoint(f, down));
-        if (above > 0) {
-            f = up;
-        } else if (below < 0) {
-            f = down;
-        } else {
-            *value = above == 0 ? float32_even(f, up) : below == 0 ? float32_even(f, down) : f + 0.0f;
-            return 1;
-        }
-    }
-    return 0;
+    cured_exact_normalize(limb, low, high);
+    return cured_exact_round(limb, low, high, flags, round_to);
 }
 
 /* One row summed exactly, on the pool's threads or on this one, and rounded once into round_to:
  * rows of up to DOUBLE_ROW_MAX floats first in float64 (row_in_double), where the exponent bins
- * cost a row more than its elements (clearing 255 or 2047 bins, then reading them all), and float32
- * rows of up to EXPANSION_ROW_MAX that lost bits there as an expansion (row_by_expansion), into a
- * float32 result. A float64 row goes so only into a float64 result (sum + low rounds once into
- * float64 alone); and only where doubles round to double (FLT_EVAL_METHOD 0: SSE2, not x87's wider
- * registers). */
+ * cost a row more than its elements (clearing 255 or 2047 bins, then reading them all). A float64
+ * row goes so only into a float64 result (sum + low rounds once into float64 alone); and only
+ * where doubles round to double (FLT_EVAL_METHOD 0: SSE2, not x87's wider registers). Float32
+ * rows of up to FLOAT32_LIMB_ROW_MAX and float64 rows of up to DOUBLE_ROW_MAX that it could not
+ * sum go straight into a state's limbs (row_in_limbs), the rest into the bins. */
 static double rounded_row(cured_dtype dtype, const char *row, int64_t length, cured_dtype round_to, int threaded) {
     double value;
     if (FLT_EVAL_METHOD == 0 && !threaded && length > 0 && length <= DOUBLE_ROW_MAX &&
         ((dtype == CURED_FLOAT16 && row_in_double(row, length, 16, round_to, &value)) ||
          (dtype == CURED_FLOAT32 && row_in_double(row, length, 32, round_to, &value)) ||
-         (dtype == CURED_FLOAT64 && round_to == CURED_FLOAT64 && row_in_double(row, length, 64, round_to, &value)) ||
-         (dtype == CURED_FLOAT32 && round_to == CURED_FLOAT32 && length <= EXPANSION_ROW_MAX &&
-          row_by_expansion(row, length, &value))))
+         (dtype == CURED_FLOAT64 && round_to == CURED_FLOAT64 && row_in_double(row, length, 64, round_to, &value))))
         return value;
+    if (!threaded && length > 0 && dtype == CURED_FLOAT32 && length <= FLOAT32_LIMB_ROW_MAX)
+        return row_in_limbs(row, length, 32, 23, FLOAT32_LOW_LIMB, FLOAT32_HIGH_LIMB, round_to);
+    if (!threaded && length > 0 && dtype == CURED_FLOAT64 && length <= DOUBLE_ROW_MAX)
+        return row_in_limbs(row, length, 64, 52, 0, CURED_EXACT_LIMBS - 1, round_to);
     cured_exact_state state;
     memset(&state, 0, sizeof state);
     if (threaded) cured_exact_add_threads(&state, dtype, row, length);

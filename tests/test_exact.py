@@ -795,10 +795,10 @@ def short_rows(seed, dtype, length, rows=300):
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("length", [1, 3, 16, 100, 512, 513])
 def test_fsum_along_short_rows_on_the_cpu(seed, dtype, length):
-    """Rows of up to 512 elements are summed on the CPU in float64 where every addition is exact,
-    and by the exponent bins where one is not (csrc/exact_cpu.c, row_in_double), but float32 rows
-    of up to 12 into a float32 result, by an expansion first (row_by_expansion); rows of 513 by the
-    bins alone. Into each wider result dtype, against the exact reference."""
+    """Rows of up to 512 elements are summed on the CPU in float64 where every addition is exact
+    (csrc/exact_cpu.c, row_in_double), and where one is not straight into a state's limbs
+    (row_in_limbs: float32 rows of up to 256, float64 rows) or by the exponent bins; rows of 513 by
+    the bins alone. Into each wider result dtype, against the exact reference."""
     x = short_rows(seed, dtype, length)
     for to in FLOATS[FLOATS.index(dtype):]:  # a narrower dtype= casts each element first
         check_along(x, 1, cured.fsum(x, axis=1, dtype=to, device="cpu"), to)
@@ -824,20 +824,27 @@ def near_midpoints(rng, rows: int, length: int) -> np.ndarray:
     return x
 
 
-@pytest.mark.parametrize("length", [2, 3, 7, 12, 13])
-def test_cpu_float32_short_rows_that_lose_bits(seed, length):
-    """Float32 rows of up to 12 elements that lose bits in float64 are summed on the CPU as an
-    expansion (csrc/exact_cpu.c, row_by_expansion), rows of 13 by the exponent bins: rows over the
-    whole exponent range, sums on and beside float32 midpoints and at the overflow threshold, the
-    hand-made cases padded with -0.0, against the exact reference."""
-    rng = np.random.default_rng([seed, length, 32])
-    x = np.concatenate([wide_range(rng, "float32", 300 * length).reshape(300, length),
-                        near_midpoints(rng, 200, length)])
-    cases = [case for case in TRICKY.values() if case.dtype == f32 and case.size <= length]
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("length", [2, 3, 7, 64, 256, 257])
+def test_cpu_short_rows_that_lose_bits(seed, dtype, length):
+    """Float32 rows of up to 256 elements and float64 rows of up to 512 that lose bits in float64 go
+    on the CPU straight into a state's limbs (csrc/exact_cpu.c, row_in_limbs; float32 limbs 28 to
+    41 alone), longer ones into the exponent bins: rows over the whole exponent range and of
+    cancelling pairs, float32 sums on and beside float32 midpoints and at the overflow threshold,
+    the hand-made cases padded with -0.0; into each wider result dtype, against the exact
+    reference."""
+    rng = np.random.default_rng([seed, length, FLOATS.index(dtype)])
+    parts = [wide_range(rng, dtype, 150 * length).reshape(150, length),
+             cancelling(rng, dtype, 50 * length).reshape(50, length)]
+    if dtype == "float32":
+        parts.append(near_midpoints(rng, 100, length))
+    x = np.concatenate(parts)
+    cases = [case for case in TRICKY.values() if case.dtype == np.dtype(dtype) and case.size <= length]
     for row, case in zip(rng.choice(len(x), len(cases), replace=False), cases):
         x[row] = -0.0
         x[row, :case.size] = case
-    check_along(x, 1, cured.fsum(x, axis=1, device="cpu"), f32)
+    for to in FLOATS[FLOATS.index(dtype):]:
+        check_along(x, 1, cured.fsum(x, axis=1, dtype=to, device="cpu"), to)
 
 
 @pytest.mark.gpu
