@@ -289,10 +289,10 @@ static ALWAYS_INLINE int row_in_double(const void *row, int64_t length, int widt
  * float32 row and 4094 a float64 one. Rows of up to DOUBLE_ROW_MAX elements keep every limb below
  * 2^41 before the carries; NaN, infinities and signed zeros as the state's flags say. On the
  * development machine (2 cores, wall time of cured.fsum(x, axis=1, device="cpu"), rows over the
- * whole exponent range, 2026-11-27), against the bins: float32 rows of 3, 16, 64, 256, 512
- * elements 0.40, 0.93, 1.14, 1.41, 1.46 GB/s against 0.09, 0.29, 0.50, 0.99, 1.73 (hence
- * FLOAT32_LIMB_ROW_MAX); float64 0.39, 1.18, 1.76, 2.43, 2.59 against 0.017, 0.08, 0.23, 0.44,
- * 0.61. */
+ * whole exponent range, 2026-11-27), against the bins: float32 rows of 3, 16, 64, 256 elements
+ * 0.39, 0.90, 1.09, 1.39 GB/s against 0.09, 0.29, 0.50, 0.99, of 512 1.46 against 1.73 (hence
+ * FLOAT32_LIMB_ROW_MAX); float64 rows of 3, 16, 64, 256, 512 0.38, 1.21, 1.77, 2.47, 2.63 against
+ * 0.017, 0.08, 0.23, 0.44, 0.61. */
 #define FLOAT32_LIMB_ROW_MAX 256
 #define FLOAT32_LOW_LIMB 28  /* float32's elements lie in limbs 28 to 38 (bits 925 to 1201 of the units), */
 #define FLOAT32_HIGH_LIMB 41 /* their carries reach 39, and normalizing wants two limbs above */
