@@ -803,16 +803,44 @@ static int exact_plan_of(const axes_arg *axes, const cured_axis_fold *fold, int 
  * (n is 0), which no kernel writes; else uninitialised, for every result is written, and NumPy's
  * zeros cost: where calloc reuses memory it clears it, and the copy of a million float32 results
  * into those pages took 2 to 2.5 times as long as into np.empty's (1.02 against 0.41 ms,
- * scripts/probes/fresh_pages.py, H100 host, 2026-11-27 02:43 UTC). */
-static PyArrayObject *results_array(int64_t count, PyArray_Descr *descr, int64_t n) {
+ * scripts/probes/fresh_pages.py, H100 host, 2026-11-27 02:43 UTC).
+ * `into` (None, or a NumPy out= the caller passed) takes the results instead where they can be
+ * written there directly: a C-contiguous, aligned, writeable ndarray of `descr`'s dtype and `count`
+ * elements whose bytes do not overlap the input's [input_first, input_end). NumPy buffers a
+ * reduction whose out= overlaps its input, so the results then go to a new array the caller copies,
+ * as they do for any other out=. Returns a new reference, or NULL with an exception set. */
+static PyArrayObject *results_array(int64_t count, PyArray_Descr *descr, int64_t n, PyObject *into,
+                                    uintptr_t input_first, uintptr_t input_end) {
+    if (into != Py_None && PyArray_Check(into)) {
+        PyArrayObject *out = (PyArrayObject *)into;
+        const uintptr_t first = (uintptr_t)PyArray_DATA(out), end = first + (uintptr_t)PyArray_NBYTES(out);
+        if (PyArray_SIZE(out) == count && PyArray_ISCARRAY(out) && PyArray_EquivTypes(PyArray_DESCR(out), descr) &&
+            (end <= input_first || input_end <= first || input_first == input_end)) {
+            Py_DECREF(descr);
+            if (n == 0) memset(PyArray_DATA(out), 0, (size_t)PyArray_NBYTES(out));
+            return (PyArrayObject *)Py_NewRef(into);
+        }
+    }
     npy_intp dims[1] = {(npy_intp)count};
     return (PyArrayObject *)(n > 0 ? PyArray_Empty(1, dims, descr, 0) : PyArray_Zeros(1, dims, descr, 0));
 }
 
+/* The bytes [*first, *end) that a device array's elements lie in (an empty span for no element). */
+static void device_array_span(const device_array *array, int item, uintptr_t *first, uintptr_t *end) {
+    intptr_t low = 0, high = 0;
+    for (int d = 0; d < array->layout.ndim; ++d) {
+        const intptr_t reach = (intptr_t)((array->layout.shape[d] - 1) * array->layout.strides[d]);
+        if (reach < 0) low += reach; else high += reach;
+    }
+    *first = (uintptr_t)array->data + (uintptr_t)low;
+    *end = array->n == 0 ? *first : (uintptr_t)array->data + (uintptr_t)high + (uintptr_t)item;
+}
+
 static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) {
     static char *keywords[] = {"a",       "shape", "reduce", "acc",   "device", "out",
-                               "result",  "initial", "cub",  "exact", "model",  NULL};
-    PyObject *input, *shape_obj, *reduce_obj, *out_obj = Py_None, *initial_obj = Py_None, *result = NULL;
+                               "result",  "initial", "cub",  "exact", "model",  "into", NULL};
+    PyObject *input, *shape_obj, *reduce_obj, *out_obj = Py_None, *initial_obj = Py_None, *into = Py_None,
+             *result = NULL;
     PyArray_Descr *acc_descr = NULL, *result_descr = NULL;
     PyArrayObject *host = NULL, *results = NULL;
     const char *device = "auto";
@@ -826,9 +854,9 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     exact_axes exact_plan;
     memset(&array, 0, sizeof array);
     memset(&out, 0, sizeof out);
-    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&Oppp:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOOO&|sOO&OpppO:sum_axes", keywords, &input, &shape_obj, &reduce_obj,
                                      PyArray_DescrConverter, &acc_descr, &device, &out_obj, PyArray_DescrConverter2,
-                                     &result_descr, &initial_obj, &cub, &exact, &model))
+                                     &result_descr, &initial_obj, &cub, &exact, &model, &into))
         return NULL;
     const int where = parse_place(device);
     if (where < 0) goto done;
@@ -947,7 +975,9 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
                 goto done;
             }
         } else {
-            results = results_array(fold.results, acc_out, n);
+            uintptr_t input_first, input_end;
+            device_array_span(&array, cured_dtype_size((cured_dtype)in_dtype), &input_first, &input_end);
+            results = results_array(fold.results, acc_out, n, into, input_first, input_end);
             acc_out = NULL; /* stolen */
             if (results == NULL) goto done;
         }
@@ -990,7 +1020,8 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
         Py_DECREF(acc_out);
         goto done;
     }
-    results = results_array(fold.results, acc_out, n);
+    results = results_array(fold.results, acc_out, n, into, (uintptr_t)PyArray_DATA(host),
+                            (uintptr_t)PyArray_DATA(host) + (uintptr_t)PyArray_NBYTES(host));
     if (results == NULL) goto done;
     if (n > 0 && fold.results > 0) {
         const void *data = PyArray_DATA(host);

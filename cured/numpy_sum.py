@@ -251,10 +251,11 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
                 # On the array's GPU (kernels/v10_axis.cu): each output rounded once into `result`, as
                 # a float64 (float64 results) or float32 that holds it exactly (_cured.EXACT_ROWS_ACC;
                 # device="cpu" raises ValueError for device arrays).
-                flat = _cured.sum_axes(a, shape, reduce, _cured.EXACT_ROWS_ACC[result], device, device_out, result,
-                                       None, False, True)
-                if device_out is not None:
-                    return device_out
+                rows_acc = _cured.EXACT_ROWS_ACC[result]
+                flat = _cured.sum_axes(a, shape, reduce, rows_acc, device, device_out, result, None, False, True,
+                                       into=_direct_out(numpy_out, rows_acc, result))
+                if device_out is not None or flat is numpy_out:
+                    return flat
                 value = flat.astype(result, copy=False)  # float32 results are held in float32: no copy
             elif device_out is not None or device == "gpu":
                 raise ValueError("cured.fsum: along axes the exact sum of a host array runs on the CPU "
@@ -275,11 +276,14 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     if every:
         value = _whole_sum(a, version, requested, acc, result, device, timing, device_out, initial, initial_bytes)
     else:
-        flat = _cured.sum_axes(a, shape, reduce, acc, device, device_out, result, initial_bytes, version == "cub")
+        flat = _cured.sum_axes(a, shape, reduce, acc, device, device_out, result, initial_bytes, version == "cub",
+                               into=_direct_out(numpy_out, acc, result))
         if device_out is not None:
             return device_out
         if initial is not _NO_VALUE:
             np.add(flat, initial, out=flat)
+        if flat is numpy_out:
+            return numpy_out
         value = flat.astype(result, copy=False).reshape(result_shape)
     if device_out is not None:
         return value
@@ -292,6 +296,15 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
         np.copyto(numpy_out, value, casting="unsafe")
         value = numpy_out
     return TimedSum(value, timed) if timing else value
+
+
+def _direct_out(numpy_out, acc: np.dtype, result: np.dtype):
+    """The NumPy out= that sum_axes may write its results into itself (it still returns a new array
+    where out= is not C-contiguous and aligned, or overlaps the input): one of the accumulator's
+    dtype, which is the result's. Else None: the results are cast into out= afterwards, as NumPy's."""
+    if numpy_out is not None and numpy_out.dtype == acc and result == acc:
+        return numpy_out
+    return None
 
 
 def _whole_sum(a, version, requested, acc, result, device, timing, device_out, initial, initial_bytes):

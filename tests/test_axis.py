@@ -215,6 +215,44 @@ def test_numpy_errors():
     assert cured.sum(x, axis=0, where=True, device="cpu").shape == (3,)
 
 
+def test_numpy_out_takes_the_results_directly_unless_it_overlaps_the_input(seed):
+    """A NumPy out= of the accumulator's dtype, C-contiguous and apart from the input, receives the
+    results itself (sum_axes returns it); any other out= gets them through a copy, as NumPy's cast.
+    Either way the bits are those of the call without out=, and an out= inside the input gets the
+    sums of the input as it was (NumPy buffers such a reduction)."""
+    x = rand(seed, (6, 5, 40), "float32")
+    want = cured.sum(x, axis=0, device="cpu")
+    fold = ((6, 200), (True, False))
+    direct = np.full((5, 40), np.nan, np.float32)
+    assert cured._cured.sum_axes(x, *fold, np.float32, "cpu", into=direct) is direct
+    assert np.array_equal(bits(direct), bits(want))
+    for refused in (np.empty((40, 5), np.float32).T, np.empty((5, 40), np.float64), np.empty((5, 40), ">f4"),
+                    np.empty((5, 39), np.float32), x[1], x.reshape(-1)[150:350]):
+        before = refused.copy()
+        got = cured._cured.sum_axes(x, *fold, np.float32, "cpu", into=refused)
+        assert got is not refused and np.array_equal(bits(got), bits(want).ravel())
+        assert np.array_equal(bits(refused), bits(before))  # a refused out= is left alone
+    for out in (np.full((5, 40), np.nan, np.float32), np.empty((40, 5), np.float32).T, np.empty((5, 40), ">f4")):
+        assert cured.sum(x, axis=0, out=out, device="cpu") is out
+        assert np.array_equal(out, want)
+    wide = np.empty((5, 40), np.float64)  # NumPy sums into a float64 out= in float64: directly here
+    assert cured.sum(x, axis=0, out=wide, device="cpu") is wide
+    assert np.array_equal(bits(wide), bits(cured.sum(x, axis=0, dtype=np.float64, device="cpu")))
+    for start in (0, 100, 150, 1000):  # out= inside the input, where the results begin or not
+        y = x.copy()
+        inside = y.reshape(-1)[start:start + 200].reshape(5, 40)
+        assert cured.sum(y, axis=0, out=inside, device="cpu") is inside
+        assert np.array_equal(bits(inside), bits(want)), start
+    ints = rand(seed, (7, 9), "int32")
+    out = np.full((1, 9), -1, np.int64)
+    assert cured.sum(ints, axis=0, keepdims=True, initial=5, out=out, device="cpu") is out
+    assert np.array_equal(out, np.sum(ints, axis=0, keepdims=True, initial=5))
+    empty = np.full(4, 3.0)  # no element summed: zeros, then initial
+    assert cured.sum(np.ones((4, 0)), axis=1, out=empty, device="cpu") is empty and np.array_equal(empty, np.zeros(4))
+    assert cured.sum(np.ones((4, 0)), axis=1, initial=2, out=empty, device="cpu") is empty
+    assert np.array_equal(empty, np.full(4, 2.0))
+
+
 def test_fold_order_is_the_shape_s(seed):
     """Merging axes is free: (a, b, c) along (1, 2) has the bits of (a, b * c) along 1."""
     x = rand(seed, (7, 30, 41), "float32")
@@ -277,6 +315,28 @@ def test_cpu_rows_of_one_or_two_chunks_have_the_models_bits(seed, dtype, width):
 
 
 # ---- on the GPU ------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_gpu_device_input_into_a_numpy_out(seed):
+    """A device array's sums along axes into a NumPy out=: written there directly (through the lanes
+    for 1 MiB of results or more) or cast into it, V9's and V10's, with the bits of the call without."""
+    cp = pytest.importorskip("cupy")
+    for shape, axis in (((300, 70), 0), ((2**19 + 3, 2), 1)):
+        x = rand(seed, shape, "float32")
+        d = cp.asarray(x)
+        want = cured.sum(d, axis=axis)
+        exact = cured.fsum(d, axis=axis)
+        for dtype in ("float32", ">f4"):  # directly, and through a copy
+            out = np.full(want.shape, np.nan, dtype)
+            assert cured.sum(d, axis=axis, out=out) is out
+            assert np.array_equal(out, want), (shape, dtype)
+            assert cured.fsum(d, axis=axis, out=out) is out
+            assert np.array_equal(out, exact), (shape, dtype)
+        direct = np.full(want.size, np.nan, np.float32)
+        fold = (shape, tuple(d == axis for d in range(2)))
+        assert cured._cured.sum_axes(d, *fold, np.float32, into=direct) is direct
+        assert np.array_equal(bits(direct), bits(want).ravel())
+
 
 def bits(a):
     a = np.asarray(a)
