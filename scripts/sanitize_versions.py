@@ -142,13 +142,15 @@ def axis_main():
                 ok = got.tobytes() == np.asarray(want).tobytes()
                 failures += not ok
                 print(f"axis {dtype:<8} {str(shape):<14} axis={str(axis):<7} {label:<32} {'ok' if ok else 'MISMATCH'}")
-    if cupy is not None:  # float32 rows a lane takes alone (2^20 of them) that lose bits: its expansion, then the warps
-        for length in (13, 16):
-            wide = full_range(2**20 * length, "float32").reshape(-1, length)
-            ok = cured.fsum(cupy.asarray(wide), axis=1).tobytes() == cured.fsum(wide, axis=1, device="cpu").tobytes()
+    if cupy is not None:  # rows a lane takes alone (2^20 of them) that lose bits: its expansion, then the warps
+        for dtype, to, length in [("float32", "float32", 13), ("float32", "float32", 16), ("float32", "float64", 13),
+                                  ("float64", "float64", 16)]:
+            wide = full_range(2**20 * length, dtype).reshape(-1, length)
+            ok = cured.fsum(cupy.asarray(wide), axis=1, dtype=to).tobytes() == \
+                cured.fsum(wide, axis=1, dtype=to, device="cpu").tobytes()
             failures += not ok
-            print(f"axis float32  {str(wide.shape):<14} axis=1       {'exact full range, a lane a row':<32} "
-                  f"{'ok' if ok else 'MISMATCH'}")
+            print(f"axis {dtype:<8} {str(wide.shape):<14} axis=1       {'exact full range, a lane a row':<24} "
+                  f"{to:<7} {'ok' if ok else 'MISMATCH'}")
     return failures
 
 

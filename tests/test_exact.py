@@ -1,8 +1,10 @@
 """V10 and cured.fsum: the correctly rounded sum, against an exact reference written with Python
 integers (tests/reference.py: exact_sum), never against math.fsum alone. Every path (CPU, GPU,
 host and device input, any grid, any chunking, exact partial states added) must give the one answer."""
+import math
 import pickle
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -366,19 +368,24 @@ def test_a_threads_row_kept_exact_rounds_once(seed, dtype):
 EXPANSION_TERMS = 12  # kernels/v10_axis.cu, lane_expansion::kTerms
 
 
+def grow_expansion(terms: list, x: float) -> tuple:
+    """kernels/v10_axis.cu's lane_expansion::add_term: Grow-Expansion, then the lowest zero of its
+    EXPANSION_TERMS + 1 results dropped; (terms, whether one was)."""
+    results = []
+    for term in terms:
+        x, error = two_sum(x, term)
+        results.append(error)
+    results.append(x)
+    zeros = [k for k, r in enumerate(results) if r == 0.0]
+    return (results[:zeros[0]] + results[zeros[0] + 1:], True) if zeros else (results[:-1], False)
+
+
 def lane_expansion_model(row: np.ndarray) -> tuple:
     """kernels/v10_axis.cu's lane_expansion in Python floats (IEEE float64, round to nearest), for a
     float32 row that lost bits in thread_row (so not all of it -0.0): whether the row's exact sum
     fit EXPANSION_TERMS float64 terms (no NaN or infinity either), and its one rounding into float32
     if it did."""
-    def add(terms, x):  # Grow-Expansion, then the lowest zero of its EXPANSION_TERMS + 1 results dropped
-        results = []
-        for term in terms:
-            x, error = two_sum(x, term)
-            results.append(error)
-        results.append(x)
-        zeros = [k for k, r in enumerate(results) if r == 0.0]
-        return (results[:zeros[0]] + results[zeros[0] + 1:], True) if zeros else (results[:-1], False)
+    add = grow_expansion
 
     def compare(terms, m):  # the sign of (exact sum - m): that of the top non-zero result
         results = []
@@ -454,6 +461,116 @@ def test_a_lanes_expansion_rounds_the_exact_sum_once(seed):
     for row in near_midpoints(rng, 300, 5):  # sums on or beside a float32 midpoint, or FLT_MAX's overflow threshold
         fits, value = lane_expansion_model(row)
         assert fits and same_bits(value, exact_sum(row, f32)), row.tolist()
+
+
+def up(exact: Fraction) -> float:
+    """The float64 nearest `exact` rounded up (CUDA's __dadd_ru and __dmul_ru), for finite results."""
+    nearest = float(exact)
+    return math.nextafter(nearest, math.inf) if Fraction(nearest) < exact else nearest
+
+
+def lane_float64_model(row: np.ndarray) -> tuple:
+    """kernels/v10_axis.cu's lane_sum_to_float64 in Python floats, for a float32 or float64 row that
+    lost bits in thread_row: whether the lane rounded the row into float64 (else the warps take it),
+    and the float64 if it did. The elements within 2^-128 of the largest go into the expansion,
+    the others' magnitudes into `rest`, rounding up; round_to_float64 then keeps its rounding only
+    where rest cannot change it."""
+    elements = [float(x) for x in row.tolist()]
+    if not all(math.isfinite(x) for x in elements):
+        return False, None
+    near = max(abs(x) for x in elements) * 2.0**-128
+    terms, rest = [0.0] * EXPANSION_TERMS, 0.0
+    for x in elements:
+        if abs(x) >= near:
+            terms, fits = grow_expansion(terms, x)
+            if not fits or not math.isfinite(terms[-1]):
+                return False, None
+        else:
+            rest = up(Fraction(rest) + Fraction(abs(x)))
+    hi, lo, below, inexact = 0.0, 0.0, 0, False
+    for term in reversed(terms):
+        if not inexact:
+            hi, lo = two_sum(hi, term)
+            inexact = lo != 0.0
+        elif below == 0 and term != 0.0:
+            below = 1 if term > 0 else -1
+    distance = abs(lo)
+    if inexact and below != 0 and (lo > 0) == (below > 0):
+        twice = lo * 2.0
+        away = hi + twice
+        if away - hi == twice:
+            hi = away
+    if not math.isfinite(hi) or abs(hi) == np.finfo(np.float64).max:
+        return False, None
+    if rest > 0.0:
+        half_up = (math.nextafter(hi, math.inf) - hi) * 0.5
+        half_down = (hi - math.nextafter(hi, -math.inf)) * 0.5
+        distance = up(Fraction(up(Fraction(distance) * Fraction(1 + 2.0**-50))) + Fraction(rest))
+        if not distance < min(half_up, half_down):
+            return False, None
+    return True, np.float64(hi + 0.0)
+
+
+def near_float64_midpoints(rng, rows: int, length: int, dtype) -> np.ndarray:
+    """Rows of `dtype` whose exact sums lie on or just beside a float64 midpoint: f, half of f's last
+    place as a float64 (either sign; float32 rows split it where it has too many bits), and elements
+    near or far below it (in every other row a pair of them cancels), padded with -0.0; rows at
+    DBL_MAX among the float64 ones."""
+    dtype = np.dtype(dtype)
+    x = np.full((rows, length), -0.0, dtype)
+    tiny = np.finfo(dtype).smallest_subnormal
+    for r in range(rows):
+        sign = float(rng.choice([-1, 1]))
+        if dtype == np.float64 and r % 10 == 0:
+            row = [sign * np.finfo(np.float64).max, sign * 2.0**970, float(rng.choice([0.0, -(2.0**900), 2.0**-600]))]
+        else:
+            low, top = (-90, 124) if dtype == f32 else (-1000, 1000)  # float32: f's half place a float32
+            f = float(np.asarray(rng.standard_normal() * 2.0 ** int(rng.integers(low, top)), dtype))
+            half = float(np.spacing(abs(f))) / 2 if dtype == np.float64 else 2.0 ** (math.frexp(f)[1] - 54)
+            row = [f, sign * half]
+            for _ in range(int(rng.integers(0, length - 1))):
+                gap = int(rng.integers(1, 200 if rng.random() < 0.5 else 60))
+                row.append(float(np.asarray(rng.choice([-1, 1]) * max(abs(f) * 2.0 ** -(53 + gap), tiny), dtype)))
+            if r % 2 and len(row) >= 4:  # a pair that cancels: the sum on the midpoint itself
+                row[3] = -row[2]
+        x[r, :min(len(row), length)] = np.asarray(row[:length], dtype)
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_lanes_float64_rounding_is_the_exact_sums(seed, dtype):
+    """The claim behind the lanes' float64 results (kernels/v10_axis.cu, lane_sum_to_float64), in a
+    model of it: where the lane keeps a rounding it is the exact sum's, ties, overflow near DBL_MAX
+    and cancellation included; the rows it gives up on go to the warps, so the test asks only that
+    full-range rows of 16 and 64 (the rows it is for) almost all stay with it."""
+    rng = np.random.default_rng([seed, 13, FLOATS.index(dtype)])
+    kept = 0
+    for kind, generate in GENERATORS.items():
+        for length in [1, 3, 12, 16, 40, 64]:
+            for _ in range(30):
+                row = generate(rng, dtype, length)
+                fits, value = lane_float64_model(row)
+                if fits:
+                    assert same_bits(value, exact_sum(row, np.float64)), (kind, row.tolist())
+                kept += fits and kind == "wide_range" and length in (16, 64)
+    assert kept >= 57, kept  # of 60 full-range rows of 16 and 64
+    # Left to the warps: TwoSum's overflow; a sum that cancels to 0 beside a far smaller element; sums on
+    # a midpoint whose side an element in `rest` decides.
+    left = {"float64_no_overflow", "float64_zeros_beside_huge", "float64_borrow_through_the_state",
+            "float64_carry_through_the_state"}
+    for name, row in TRICKY.items():
+        if row.dtype == np.dtype(dtype) and not (np.signbit(row) & (row == 0)).all():  # all -0.0: never loses bits
+            fits, value = lane_float64_model(row)
+            assert fits == (bool(np.isfinite(row).all()) and name not in left), name
+            if fits:
+                assert same_bits(value, exact_sum(row, np.float64)), name
+    decided = 0
+    for row in near_float64_midpoints(rng, 400, 6, dtype):
+        fits, value = lane_float64_model(row)
+        if fits:
+            assert same_bits(value, exact_sum(row, np.float64)), row.tolist()
+        decided += fits
+    assert decided >= 200, decided
 
 
 def test_fsum_along_axes_of_host_arrays_runs_on_the_cpu_only():
@@ -858,28 +975,31 @@ def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype, to", [("float32", "float32"), ("float32", "float64"), ("float64", "float64")])
 @pytest.mark.parametrize("length", [3, 13, 16, 40])
-def test_fsum_along_full_range_rows_a_lane_a_row(seed, length):
-    """2^20 float32 rows, a lane a row (kernels/v10_axis.cu): most over the whole exponent range,
-    which lose bits in float64 and go to the lane's expansion (lane_expansion), those that need more
-    than its terms (rows of 40, and a few of 16) to the warp's state; standard-normal rows between
-    them, and the hand-made cases padded with -0.0. Rows of 13 and 3 load an element at a time, 16 and
-    40 a vector. Every output's bits against the CPU's, a sample and the hand-made rows against the
-    exact reference."""
+def test_fsum_along_full_range_rows_a_lane_a_row(seed, length, dtype, to):
+    """2^20 rows, a lane a row (kernels/v10_axis.cu): most over the whole exponent range, which lose
+    bits in float64 and go to the lane's expansion (lane_expansion: float32 into float32; float32 and
+    float64 into float64 by lane_sum_to_float64), those it cannot round (more terms than it has, a
+    midpoint that a far smaller element decides) to the warp's state; standard-normal rows between
+    them, rows on and beside midpoints, and the hand-made cases padded with -0.0. Rows of 13 and 3
+    load an element at a time, 16 and 40 a vector. Every output's bits against the CPU's, a sample,
+    the midpoints and the hand-made rows against the exact reference."""
     cupy = pytest.importorskip("cupy")
-    rng = np.random.default_rng([seed, length])
+    rng = np.random.default_rng([seed, length, FLOATS.index(dtype), FLOATS.index(to)])
     rows = 2**20
-    x = wide_range(rng, "float32", rows * length).reshape(rows, length)
-    x[::5] = normal(rng, "float32", x[::5].size).reshape(-1, length)
-    cases = [case for case in TRICKY.values() if case.dtype == f32 and case.size <= length]
-    planted = rng.choice(rows, len(cases), replace=False)
-    for row, case in zip(planted, cases):
+    x = wide_range(rng, dtype, rows * length).reshape(rows, length)
+    x[::5] = normal(rng, dtype, x[::5].size).reshape(-1, length)
+    midpoints = near_midpoints(rng, 300, length) if to == "float32" else near_float64_midpoints(rng, 300, length, dtype)
+    cases = [case for case in TRICKY.values() if case.dtype == np.dtype(dtype) and case.size <= length]
+    planted = rng.choice(rows, len(cases) + len(midpoints), replace=False)
+    for row, case in zip(planted, cases + list(midpoints)):
         x[row] = -0.0
         x[row, :case.size] = case
-    got = cured.fsum(cupy.asarray(x), axis=1)
-    assert got.tobytes() == cured.fsum(x, axis=1, device="cpu").tobytes()
+    got = cured.fsum(cupy.asarray(x), axis=1, dtype=to)
+    assert got.dtype == np.dtype(to) and got.tobytes() == cured.fsum(x, axis=1, dtype=to, device="cpu").tobytes()
     for row in np.concatenate([planted, rng.choice(rows, 300, replace=False)]):
-        assert same_bits(got[row], exact_sum(x[row], f32)), (row, x[row].tolist())
+        assert same_bits(got[row], exact_sum(x[row], np.dtype(to))), (row, x[row].tolist())
 
 
 @pytest.mark.gpu

@@ -21,11 +21,12 @@
 // up to kLaneRowLength elements (32 rows to a warp), else the fewest lanes, a power of two, that
 // take at most kLaneRowLength elements each, and more lanes where there are too few rows to keep
 // every SM busy; added in float64 where that stays exact (thread_row: TwoSum finds each addition's
-// error, the row's lanes' sums added by TwoSum too) and rounded by one conversion; float32 rows a
-// lane takes alone that lost bits, of up to 64 elements, then by the lane as a float64 expansion of
-// up to 12 terms (lane_expansion: exact, its sum's one rounding found by comparing it with the
-// float32 midpoints beside a guess); only the rows left (or holding a NaN or an infinity) take the
-// warp's exact state. A warp's per-row cost (clearing, flushing and rounding its state) had made
+// error, the row's lanes' sums added by TwoSum too) and rounded by one conversion; float32 and
+// float64 rows a lane takes alone that lost bits, of up to 64 elements, then by the lane as a float64
+// expansion of up to 12 terms (lane_expansion: exact; a float32 result's one rounding found by
+// comparing it with the float32 midpoints beside a guess, a float64 one's as math.fsum finds it, the
+// elements far below the largest only bounded, lane_sum_to_float64); only the rows left (or holding
+// a NaN or an infinity) take the warp's exact state. A warp's per-row cost (clearing, flushing and rounding its state) had made
 // 2^24 rows of 16 float32 take 50 times V9's time, and 2^20 rows of 257 float32 three times; over
 // the whole exponent range, where float64 loses bits, 2^26 rows of 3 float32 took 68 ms (V9 0.37).
 //
@@ -141,6 +142,21 @@
 //    were slower than the warps there ((2^16, 16), 16 lanes a row, 0.47 ms against 0.11); sharing
 //    thread_row's loop (a lambda over either sum) changed every first-pass instantiation's code and
 //    made 2^20 rows of 257 float32 4 to 11% slower.
+//  - Since 2026-11-27 06:40 UTC float32 and float64 rows a lane takes alone that lost bits, into a
+//    float64 result, are rounded by their lane (lane_sum_to_float64), where each went to a warp's
+//    exact state. H100, 06:08 UTC, scripts/probes/v10_expansion.py (device time into a device
+//    out=; the kernel before, this one, then both again; V9 0.37 to 0.43 ms on each), data over the
+//    whole exponent range: float64 2^25 rows of 3 30.7 / 30.7 ms -> 1.64 / 1.65, 2^24 rows of 8 15.9 /
+//    16.0 -> 1.51 / 1.53, 2^23 rows of 16 8.52 / 8.58 -> 1.30 / 1.25, 2^21 rows of 64 2.44 / 2.48 ->
+//    1.24 / 1.18; float32 into float64 2^26 rows of 3 68.2 / 68.1 -> 3.26 / 3.30, 2^24 rows of 16
+//    20.0 / 19.8 -> 2.55 / 2.56, 2^22 rows of 64 5.69 / 5.60 -> 2.08 / 2.08; rows of 128 (the warps
+//    alone) and float32 results within 4%. Standard-normal float64 rows, which never reach it, took
+//    the same time: 2^23 rows of 16 0.480 / 0.452 / 0.478 ms before, 0.456 / 0.452 / 0.454 after
+//    (06:13 to 06:14 UTC, scripts/probes/v10_short_rows.py float64, in turns); a variant with the
+//    function not inlined read 0.503 / 0.453 / 0.451, one without __launch_bounds__' 4 blocks (70
+//    registers, three blocks an SM) 0.464 / 0.479 / 0.456 and full-range ones 1.33 / 1.35 / 1.30 ms
+//    against 1.24 / 1.24 / 1.30. The float32 results' kernel has the same instructions, its
+//    registers renamed in places (cuobjdump).
 #include <array>
 #include <cfloat>
 #include <utility>
@@ -297,14 +313,14 @@ template <class In> struct thread_row {
 template <class In, class Out>
 constexpr bool kByThreads = cured::is_floating<In> && (!std::is_same_v<In, double> || std::is_same_v<Out, double>);
 
-// A float32 row that lost bits in thread_row, summed again by its lane, exactly, as a float64
-// expansion (Shewchuk, "Adaptive precision floating-point arithmetic", 1997): up to kTerms float64s,
-// in increasing magnitude, whose bits do not overlap and whose sum is the row's. Each element adds
-// by Grow-Expansion (TwoSum with each term in turn, the terms its errors, its last sum the new top),
+// A row that lost bits in thread_row, summed again by its lane, exactly, as a float64 expansion
+// (Shewchuk, "Adaptive precision floating-point arithmetic", 1997): up to kTerms float64s, in
+// increasing magnitude, whose bits do not overlap and whose sum is the row's. Each element adds by
+// Grow-Expansion (TwoSum with each term in turn, the terms its errors, its last sum the new top),
 // and the lowest zero among the kTerms + 1 results is dropped; a row that needs more terms than
 // kTerms, or holds a NaN or an infinity, is left to the warp's exact state. Every float32 and every
 // sum of up to 2^24 of them lies far inside float64's range, so TwoSum never overflows and loses
-// nothing, subnormals included. A term holds a cluster of elements whose bits span at most 53: a
+// nothing, subnormals included (float64 elements: add_wide checks). A term holds a cluster of elements whose bits span at most 53: a
 // row of up to kTerms elements always fits; full-range rows (exponents spread over all 277
 // binades) of 16 float32 all but about one in 2000, of 32 19 in 20, of 64 7 in 10 (the model in
 // tests/test_exact.py; 10 terms held 98%, 65% and 15% of them, and were slower on rows of 32 and
@@ -377,16 +393,109 @@ struct lane_expansion {
         }
         return false;
     }
+    // An element of a row into a float64 result: a float64 may overflow TwoSum (an exact sum near
+    // DBL_MAX), whose carry then becomes an infinity or a NaN, and the row goes to the warp's state.
+    __device__ __forceinline__ void add_wide(double element) {
+        add_term(element);
+        exact = exact && isfinite(term[kTerms - 1]);
+    }
+    // The exact sum plus an unknown r, |r| <= rest, rounded once to float64, to nearest, ties to even,
+    // into *out; false (and *out untouched) where r could change that rounding, or the sum lies near
+    // DBL_MAX. The terms are added top down (CPython's math.fsum, whose partials are Grow-Expansion's
+    // too) until an addition is inexact, leaving hi + lo, then the terms below, whose sum has the
+    // sign of the top non-zero one (the terms do not overlap) and lies below lo's last place; where
+    // lo is half hi's last place (hi + 2 lo a float64) and the terms below share its sign, the sum is
+    // past the midpoint and rounds away from hi. The sum's distance from hi is then |lo| within lo's
+    // last place (or 0), and the rounding stands where that, plus rest, stays below half a place on
+    // either side of the result (computed rounding up, with a margin). A zero sum is +0.0 (a row that
+    // reaches here has non-zero elements).
+    __device__ __forceinline__ bool round_to_float64(double rest, double *out) const {
+        double hi = 0.0, lo = 0.0;
+        int below = 0;  // the sign of the top non-zero term below the inexact addition
+        bool inexact = false;
+#pragma unroll
+        for (int k = kTerms - 1; k >= 0; --k) {
+            if (!inexact) {
+                hi = cured_two_sum(hi, term[k], &lo);
+                inexact = lo != 0.0;
+            } else if (below == 0 && term[k] != 0.0) {
+                below = term[k] > 0.0 ? 1 : -1;
+            }
+        }
+        double distance = fabs(lo);
+        if (inexact && below != 0 && (lo > 0.0) == (below > 0)) {
+            const double twice = lo * 2.0, away = hi + twice;
+            if (away - hi == twice) hi = away;  // lo was half a place: the sum is beyond the midpoint
+        }
+        if (!isfinite(hi) || fabs(hi) == DBL_MAX) return false;
+        if (rest > 0.0) {
+            const double half_up = (nextafter(hi, double(INFINITY)) - hi) * 0.5,
+                         half_down = (hi - nextafter(hi, -double(INFINITY))) * 0.5;
+            distance = __dadd_ru(__dmul_ru(distance, 1.0 + 0x1p-50), rest);
+            if (!(distance < fmin(half_up, half_down))) return false;
+        }
+        *out = hi + 0.0;
+        return true;
+    }
 };
+
+// Calls add(x) for each element of a row a lane takes alone while going(): a 16-byte vector at a
+// time where the row is aligned, else an element at a time (a batch's registers would spill): the
+// same loads as thread_row's, which took the batches.
+template <class In, class Going, class Add>
+__device__ __forceinline__ void each_row_element(const In *elements, int64_t length, bool aligned, Going going, Add add) {
+    constexpr int kVector = int(16 / sizeof(In));
+    if (aligned) {
+        for (int64_t k = 0; k < length && going(); k += kVector) {
+            In vector[kVector];
+            cured::load_vector<In, true>(elements + k, vector);
+#pragma unroll
+            for (int j = 0; j < kVector; ++j) add(vector[j]);
+        }
+    } else {
+        for (int64_t k = 0; k < length && going(); ++k) add(elements[k]);
+    }
+}
+
+// A float32 or float64 row that lost bits in thread_row, rounded into a float64 result by its lane:
+// a first pass finds its largest magnitude; the second adds each element within 2^-128 of it to an
+// expansion, exactly, and the others' magnitudes into `rest`, rounding up. Over the whole exponent
+// range (float64's 2098 binades) a row's exact sum needs a term for nearly every element, more than
+// kTerms in a row of 16, but its rounding only the few elements near the largest, while the rest
+// lie far below its last place: round_to_float64 then checks that they cannot change it. Rows
+// where they could (a sum cancelled far below its largest element), or that need more terms, or
+// hold a NaN, an infinity, or a sum near DBL_MAX, go to the warp's exact state. false: not summed.
+template <class In>
+__device__ __forceinline__ bool lane_sum_to_float64(const In *elements, int64_t length, bool aligned, double *out) {
+    double largest = 0.0;
+    bool finite = true;
+    each_row_element(elements, length, aligned, [&] { return finite; }, [&](In x) {
+        const double magnitude = fabs(double(x));
+        finite = finite && magnitude <= DBL_MAX;  // false for NaN too
+        largest = fmax(largest, magnitude);
+    });
+    if (!finite) return false;
+    const double near = largest * 0x1p-128;
+    lane_expansion expansion;
+    double rest = 0.0;
+    each_row_element(elements, length, aligned, [&] { return expansion.exact; }, [&](In x) {
+        const double element = double(x);
+        if (fabs(element) >= near) expansion.add_wide(element);
+        else rest = __dadd_ru(rest, fabs(element));
+    });
+    return expansion.exact && expansion.round_to_float64(rest, out);
+}
 
 enum class first_pass { none, lane, lanes };  // rows summed in float64 first: not, a lane a row, several
 
-// Whether float32 rows that lost bits take a lane_expansion before the warp's state: rows a lane
-// takes alone (2^20 rows or more), float32 elements into a float32 result (the float16 and float64
-// results of float32 rows go to the warp). Where a row has several lanes, merging their expansions
-// over the warp's shuffles cost more than the warps (the header's evidence).
+// Whether rows that lost bits take a lane_expansion before the warp's state: rows a lane takes
+// alone (2^20 rows or more), float32 elements into a float32 result (rounded by the midpoints), float32
+// and float64 elements into a float64 result (lane_sum_to_float64); float16 rows never lose bits
+// there, and float32 rows' float16 results go to the warp. Where a row has several lanes, merging
+// their expansions over the warp's shuffles cost more than the warps (the header's evidence).
 template <class In, class Out, first_pass Pass>
-constexpr bool kByExpansion = std::is_same_v<In, float> && std::is_same_v<Out, float> && Pass == first_pass::lane;
+constexpr bool kByExpansion = Pass == first_pass::lane && (std::is_same_v<In, float> || std::is_same_v<In, double>) &&
+                              (std::is_same_v<Out, double> || std::is_same_v<In, float>);
 constexpr int64_t kExpansionRowLength = 64;  // longer full-range rows need more terms than it has
 
 // Each (row, segment) pair to a warp, in turn over the grid, kLoads steps of 32 elements at a time,
@@ -405,8 +514,9 @@ constexpr int64_t kExpansionRowLength = 64;  // longer full-range rows need more
 // (float16: 80 registers, where several lanes a row take 89).
 
 // Where a lane's expansion follows its row (kByExpansion), four blocks an SM are asked for, as
-// without it: its twelve terms took the kernel from 64 registers to 81 (three blocks an SM), and
-// bounded, ptxas spills 4 bytes around it, outside its loops.
+// without it: its twelve terms took the float32 results' kernel from 64 registers to 81 and the
+// float64 results' to 70 (three blocks an SM), and bounded, ptxas spills 8 to 20 bytes around it,
+// outside its loops.
 template <class In, class Out, first_pass Pass>
 __global__ void __launch_bounds__(kThreads, kByExpansion<In, Out, Pass> ? 4 : 0)
     exact_row_segments(const In *in, int64_t rows, int64_t length, segments_plan plan, cured_dtype result, Out *out,
@@ -505,7 +615,8 @@ __global__ void __launch_bounds__(kThreads, kByExpansion<In, Out, Pass> ? 4 : 0)
         const int member = int(lane) % lanes;  // this lane's place among its row's
         // Float32 rows that lost bits, summed again by an expansion where they are short enough (the
         // same for the whole warp).
-        const bool by_expansion = kByExpansion<In, Out, Pass> && result == CURED_FLOAT32 && length <= kExpansionRowLength;
+        const bool by_expansion = kByExpansion<In, Out, Pass> && (std::is_same_v<Out, double> || result == CURED_FLOAT32) &&
+                                  length <= kExpansionRowLength;
         const int64_t groups = (rows + rows_a_warp - 1) / rows_a_warp;
         for (int64_t group = int64_t(blockIdx.x) * kWarps + warp; group < groups;
              group += int64_t(gridDim.x) * kWarps) {
@@ -542,26 +653,21 @@ __global__ void __launch_bounds__(kThreads, kByExpansion<In, Out, Pass> ? 4 : 0)
             unsigned left = __ballot_sync(0xffffffffu, first && !sum.exact);  // rows for the warp's exact state
             if constexpr (kByExpansion<In, Out, Pass>) {
                 if (by_expansion && left != 0) {  // a lane a row: this lane's row is bit `lane`
-                    // The row again, a vector or an element at a time (a batch's registers would
-                    // spill): the same loads as thread_row's, which took the batches.
                     const bool again = (left >> lane) & 1u;
-                    lane_expansion expansion;
-                    if (again) {
-                        const In *const elements = in + row * length;
-                        if (aligned) {
-                            for (int64_t k = 0; k < length && expansion.exact; k += kVector) {
-                                In vector[kVector];
-                                cured::load_vector<In, true>(elements + k, vector);
-#pragma unroll
-                                for (int j = 0; j < kVector; ++j) expansion.add(vector[j]);
-                            }
-                        } else {
-                            for (int64_t k = 0; k < length && expansion.exact; ++k) expansion.add(elements[k]);
-                        }
+                    bool done = false;
+                    if constexpr (std::is_same_v<Out, float>) {
+                        lane_expansion expansion;
+                        if (again)
+                            each_row_element(in + row * length, length, aligned, [&] { return expansion.exact; },
+                                             [&](In x) { expansion.add(x); });
+                        float rounded;
+                        done = again && expansion.exact && expansion.round_to_float32(&rounded);
+                        if (done) out[row] = rounded;
+                    } else {
+                        double rounded;
+                        done = again && lane_sum_to_float64(in + row * length, length, aligned, &rounded);
+                        if (done) out[row] = rounded;
                     }
-                    float rounded;
-                    const bool done = again && expansion.exact && expansion.round_to_float32(&rounded);
-                    if (done) out[row] = rounded;
                     left = __ballot_sync(0xffffffffu, again && !done);
                 }
             }

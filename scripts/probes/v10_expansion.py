@@ -1,10 +1,10 @@
-"""Full-range float32 rows that lose bits in float64 (kernels/v10_axis.cu): each row's lanes sum it
-again as a float64 expansion (lane_expansion) before the warp's exact state takes what is left.
-The expansion serves float32 results only, so one build compares them: cured.fsum(d, axis=1) into a
-float32 out= (expansion, then the warps) against dtype=float64 into a float64 out= (the warps for
-every row that lost bits), device time (CUDA events, median of 10), with the share of rows whose
-float64 sum lost bits (TwoSum on the host, as thread_row does) and V9 on the same array. It prints,
-nothing reads it.
+"""Full-range rows that lose bits in float64 (kernels/v10_axis.cu): each row's lane sums it again as
+a float64 expansion (lane_expansion) before the warp's exact state takes what is left: float32 rows
+into a float32 out= (rounded by the float32 midpoints) and into a float64 out= (lane_sum_to_float64,
+since 2026-11-27 06:40 UTC; before, the warps), float64 rows into float64 (the same). Device time
+(CUDA events, median of 10), with the share of rows whose float64 sum lost bits (TwoSum on the host,
+as thread_row does; float64 rows lose bits where the errors' sum does, which this does not model) and
+V9 on the same array. Run it in two builds to compare them. It prints, nothing reads it.
 
     python scripts/probes/v10_expansion.py
 """
@@ -16,6 +16,7 @@ from v10_axis_speed import device_time  # this folder
 from v10_short_rows import full_range  # this folder
 
 SHAPES = [(2**26, 3), (2**24, 8), (2**24, 16), (2**23, 32), (2**22, 64), (2**20, 256), (2**16, 16), (4096, 48)]
+FLOAT64_SHAPES = [(2**25, 3), (2**24, 8), (2**23, 16), (2**22, 32), (2**21, 64), (2**20, 128)]
 
 
 def lost_share(x: np.ndarray) -> float:
@@ -38,10 +39,17 @@ for shape in SHAPES:
     out32, out64, out_v9 = cupy.empty(shape[0], cupy.float32), cupy.empty(shape[0], cupy.float64), \
         cupy.empty(shape[0], cupy.float32)
     v9 = device_time(lambda: cured.sum(d, axis=1, out=out_v9))
-    by_expansion = device_time(lambda: cured.fsum(d, axis=1, out=out32))
-    by_warps = device_time(lambda: cured.fsum(d, axis=1, dtype=cupy.float64, out=out64))
+    into32 = device_time(lambda: cured.fsum(d, axis=1, out=out32))
+    into64 = device_time(lambda: cured.fsum(d, axis=1, dtype=cupy.float64, out=out64))
     print(f"full range float32 {str(shape):<13} rows that lost bits {share:6.1%}  V9 {v9 * 1e3:7.3f} ms  "
-          f"float32 out (expansion) {by_expansion * 1e3:7.3f} ms  float64 out (warps) {by_warps * 1e3:7.3f} ms",
-          flush=True)
+          f"float32 out {into32 * 1e3:7.3f} ms  float64 out {into64 * 1e3:7.3f} ms", flush=True)
     del d, out32, out64, out_v9
+    cupy.get_default_memory_pool().free_all_blocks()
+for shape in FLOAT64_SHAPES:
+    d = full_range(shape, "float64")
+    out, out_v9 = cupy.empty(shape[0], cupy.float64), cupy.empty(shape[0], cupy.float64)
+    v9 = device_time(lambda: cured.sum(d, axis=1, out=out_v9))
+    exact = device_time(lambda: cured.fsum(d, axis=1, out=out))
+    print(f"full range float64 {str(shape):<13} V9 {v9 * 1e3:7.3f} ms  float64 out {exact * 1e3:7.3f} ms", flush=True)
+    del d, out, out_v9
     cupy.get_default_memory_pool().free_all_blocks()
