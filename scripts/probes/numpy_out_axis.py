@@ -8,29 +8,13 @@ nothing reads it.
 
     python scripts/probes/numpy_out_axis.py [ROUNDS]
 """
-import statistics
-import sys
 import time
 
 import cupy
 import numpy as np
 
 import cured
-
-ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-
-
-def in_turns(subjects):
-    times = {name: [] for name in subjects}
-    for fn in subjects.values():
-        fn()  # warm: pinned buffers, pool threads, CuPy's kernels, out='s pages
-    for _ in range(ROUNDS):
-        for name, fn in subjects.items():
-            cupy.cuda.Device().synchronize()
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+from axis_results_fetch import in_turns  # this folder; it reads ROUNDS from the same argument
 
 
 def main():
