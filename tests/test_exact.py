@@ -511,11 +511,38 @@ def lane_float64_model(row: np.ndarray) -> tuple:
     return True, np.float64(hi + 0.0)
 
 
+def past_midpoint(rng, dtype, result) -> list:
+    """A row whose elements near the largest sum to 1.5 x 2^-128 of it short of a midpoint of
+    `result` (f, half f's last place, the step back), while two elements just below the lanes'
+    window (kernels/v10_axis.cu, lane_row_sum: 2^-128 of the largest), left to its bound, carry the
+    sum past it: the lane must leave the row to the warps, or it rounds wrongly."""
+    f = float(np.asarray(rng.uniform(1, 2) * 2.0 ** int(rng.integers(2, 100)), dtype)) * float(rng.choice([-1, 1]))
+    direction = float(rng.choice([-1, 1]))
+    half = math.ldexp(1.0, math.frexp(f)[1] - (25 if np.dtype(result) == f32 else 54))
+    below = abs(f) * 2.0**-128 * (1 - float(np.finfo(dtype).eps))
+    row = [f, direction * half, -direction * 1.5 * abs(f) * 2.0**-128, direction * below, direction * below]
+    return [float(np.asarray(x, dtype)) for x in row]
+
+
+def cancelled_past_midpoint(rng, dtype) -> list:
+    """A row whose largest elements cancel, leaving a sum just short of a float64 midpoint (by 2^-40
+    of half a place, beyond round_to_float64's margin), and two elements below the lanes' window,
+    far larger than that place, left to its bound, that carry the sum past it."""
+    big = 2.0 ** int(rng.integers(40, 100)) * float(rng.choice([-1, 1]))
+    f = float(np.asarray(rng.uniform(1, 2) * 2.0 ** int(rng.integers(-10, 10)), dtype))
+    direction = float(rng.choice([-1, 1]))
+    half = math.ldexp(1.0, math.frexp(f)[1] - 54)
+    below = abs(big) * 2.0**-128 * (1 - float(np.finfo(dtype).eps))
+    row = [big, -big, f, direction * half, -direction * half * 2.0**-40, direction * below, direction * below]
+    return [float(np.asarray(x, dtype)) for x in row]
+
+
 def near_float64_midpoints(rng, rows: int, length: int, dtype) -> np.ndarray:
     """Rows of `dtype` whose exact sums lie on or just beside a float64 midpoint: f, half of f's last
     place as a float64 (either sign; float32 rows split it where it has too many bits), and elements
     near or far below it (in every other row a pair of them cancels), padded with -0.0; rows at
-    DBL_MAX among the float64 ones."""
+    DBL_MAX among the float64 ones, and rows that far smaller elements carry past one (past_midpoint,
+    cancelled_past_midpoint)."""
     dtype = np.dtype(dtype)
     x = np.full((rows, length), -0.0, dtype)
     tiny = np.finfo(dtype).smallest_subnormal
@@ -523,6 +550,10 @@ def near_float64_midpoints(rng, rows: int, length: int, dtype) -> np.ndarray:
         sign = float(rng.choice([-1, 1]))
         if dtype == np.float64 and r % 10 == 0:
             row = [sign * np.finfo(np.float64).max, sign * 2.0**970, float(rng.choice([0.0, -(2.0**900), 2.0**-600]))]
+        elif r % 10 == 5:
+            row = past_midpoint(rng, dtype, np.float64)
+        elif r % 10 == 7:
+            row = cancelled_past_midpoint(rng, dtype)
         else:
             low, top = (-90, 124) if dtype == f32 else (-1000, 1000)  # float32: f's half place a float32
             f = float(np.asarray(rng.standard_normal() * 2.0 ** int(rng.integers(low, top)), dtype))
@@ -565,7 +596,7 @@ def test_a_lanes_float64_rounding_is_the_exact_sums(seed, dtype):
             if fits:
                 assert same_bits(value, exact_sum(row, np.float64)), name
     decided = 0
-    for row in near_float64_midpoints(rng, 400, 6, dtype):
+    for row in near_float64_midpoints(rng, 400, 7, dtype):
         fits, value = lane_float64_model(row)
         if fits:
             assert same_bits(value, exact_sum(row, np.float64)), row.tolist()
@@ -915,12 +946,15 @@ def test_fsum_along_short_rows_on_the_cpu(seed, dtype, length):
 def near_midpoints(rng, rows: int, length: int) -> np.ndarray:
     """float32 rows whose exact sums lie on or just beside a float32 midpoint: f, half of f's last
     place (either sign), and tiny elements far below it (in every other row a pair of them cancels),
-    padded with -0.0; rows at FLT_MAX's overflow threshold among them."""
+    padded with -0.0; rows at FLT_MAX's overflow threshold among them, and rows that far smaller
+    elements carry past a midpoint (past_midpoint)."""
     x = np.full((rows, length), -0.0, f32)
     for r in range(rows):
         if r % 10 == 0:
             row = np.array([np.finfo(f32).max, 2.0**103, rng.choice([0.0, 2.0**-100, -(2.0**50)])], f32)
             row *= f32(rng.choice([-1, 1]))
+        elif r % 10 == 5:
+            row = np.array(past_midpoint(rng, f32, f32), f32)
         else:
             f = f32(rng.standard_normal() * 2.0 ** int(rng.integers(-100, 100)))
             tail = [f32(rng.choice([-1, 1]) * abs(f) * 2.0 ** int(rng.integers(-60, -25)))
@@ -976,14 +1010,14 @@ def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype, to", [("float32", "float32"), ("float32", "float64"), ("float64", "float64")])
-@pytest.mark.parametrize("length", [3, 13, 16, 40])
+@pytest.mark.parametrize("length", [3, 13, 16, 40, 72])
 def test_fsum_along_full_range_rows_a_lane_a_row(seed, length, dtype, to):
     """2^20 rows, a lane a row (kernels/v10_axis.cu): most over the whole exponent range, which lose
     bits in float64 and go to the lane's expansion (lane_expansion: float32 into float32; float32 and
     float64 into float64 by lane_sum_to_float64), those it cannot round (more terms than it has, a
-    midpoint that a far smaller element decides) to the warp's state; standard-normal rows between
-    them, rows on and beside midpoints, and the hand-made cases padded with -0.0. Rows of 13 and 3
-    load an element at a time, 16 and 40 a vector. Every output's bits against the CPU's, a sample,
+    midpoint that a far smaller element decides, rows of 72) to the warp's state; standard-normal rows
+    between them, rows on, beside and carried past midpoints, and the hand-made cases padded with
+    -0.0. Rows of 13 and 3 load an element at a time, 16, 40 and 72 a vector. Every output's bits against the CPU's, a sample,
     the midpoints and the hand-made rows against the exact reference."""
     cupy = pytest.importorskip("cupy")
     rng = np.random.default_rng([seed, length, FLOATS.index(dtype), FLOATS.index(to)])

@@ -26,9 +26,10 @@
 // expansion of up to 12 terms (lane_expansion: exact; a float32 result's one rounding found by
 // comparing it with the float32 midpoints beside a guess, a float64 one's as math.fsum finds it, the
 // elements far below the largest only bounded, lane_sum_to_float64); only the rows left (or holding
-// a NaN or an infinity) take the warp's exact state. A warp's per-row cost (clearing, flushing and rounding its state) had made
-// 2^24 rows of 16 float32 take 50 times V9's time, and 2^20 rows of 257 float32 three times; over
-// the whole exponent range, where float64 loses bits, 2^26 rows of 3 float32 took 68 ms (V9 0.37).
+// a NaN or an infinity) take the warp's exact state. A warp's per-row cost (clearing, flushing and
+// rounding its state) had made 2^24 rows of 16 float32 take 50 times V9's time, and 2^20 rows of
+// 257 float32 three times; over the whole exponent range, where float64 loses bits, 2^26 rows of 3
+// float32 took 68 ms (V9 0.37).
 //
 // Exact for rows of fewer than 2^62 elements: a segment holds at most 2^30 (each limb of its
 // state then stays below 2^62), and a row's normalized states add below 2^63.
@@ -142,7 +143,7 @@
 //    were slower than the warps there ((2^16, 16), 16 lanes a row, 0.47 ms against 0.11); sharing
 //    thread_row's loop (a lambda over either sum) changed every first-pass instantiation's code and
 //    made 2^20 rows of 257 float32 4 to 11% slower.
-//  - Since 2026-11-27 06:40 UTC float32 and float64 rows a lane takes alone that lost bits, into a
+//  - Since 2026-11-27 06:15 UTC float32 and float64 rows a lane takes alone that lost bits, into a
 //    float64 result, are rounded by their lane (lane_sum_to_float64), where each went to a warp's
 //    exact state. H100, 06:08 UTC, scripts/probes/v10_expansion.py (device time into a device
 //    out=; the kernel before, this one, then both again; V9 0.37 to 0.43 ms on each), data over the
@@ -156,7 +157,15 @@
 //    function not inlined read 0.503 / 0.453 / 0.451, one without __launch_bounds__' 4 blocks (70
 //    registers, three blocks an SM) 0.464 / 0.479 / 0.456 and full-range ones 1.33 / 1.35 / 1.30 ms
 //    against 1.24 / 1.24 / 1.30. The float32 results' kernel has the same instructions, its
-//    registers renamed in places (cuobjdump).
+//    registers renamed in places (cuobjdump). Tried next (H100, 06:35 UTC, v10_expansion.py, this
+//    kernel and the variant twice each): the bound for float32 results too, on every row a lane
+//    takes alone (up to 256 elements): full-range float32 rows of 64 3.38 / 3.33 ms -> 2.09 /
+//    2.12, of 128 (the warps here) 3.14 / 3.10 -> 2.05 / 2.07, float64 rows of 128 1.42 / 1.45 ->
+//    1.19 / 1.23; but float32 rows of 3, 8 and 16, which fit 12 terms whole, 3.16 / 3.08 -> 4.31 /
+//    4.61, 1.32 / 1.26 -> 1.93 / 1.96 and 2.21 / 2.18 -> 2.62 / 2.68 (the pass for the largest),
+//    and rows of 256 slower than the warps (float32 1.92 / 1.89 -> 2.12 / 2.12, float64 1.84 /
+//    1.83 -> 2.38 / 2.41). Not kept: no device time was left to check a mix (the bound for float32
+//    rows of 17 to 128 and float64 rows of 65 to 128).
 #include <array>
 #include <cfloat>
 #include <utility>
@@ -320,13 +329,13 @@ constexpr bool kByThreads = cured::is_floating<In> && (!std::is_same_v<In, doubl
 // and the lowest zero among the kTerms + 1 results is dropped; a row that needs more terms than
 // kTerms, or holds a NaN or an infinity, is left to the warp's exact state. Every float32 and every
 // sum of up to 2^24 of them lies far inside float64's range, so TwoSum never overflows and loses
-// nothing, subnormals included (float64 elements: add_wide checks). A term holds a cluster of elements whose bits span at most 53: a
-// row of up to kTerms elements always fits; full-range rows (exponents spread over all 277
-// binades) of 16 float32 all but about one in 2000, of 32 19 in 20, of 64 7 in 10 (the model in
-// tests/test_exact.py; 10 terms held 98%, 65% and 15% of them, and were slower on rows of 32 and
-// 64). Where thread_row costs six float64 additions an element, this costs 6 x kTerms; a warp's
-// exact state a row (clearing, flushing and rounding 68 limbs) cost far more for rows this short:
-// the header's evidence has the figures.
+// nothing, subnormals included (float64 elements: add_wide checks). A term holds a cluster of
+// elements whose bits span at most 53: a row of up to kTerms elements always fits; full-range rows
+// (exponents spread over all 277 binades) of 16 float32 all but about one in 2000, of 32 19 in 20,
+// of 64 7 in 10 (the model in tests/test_exact.py; 10 terms held 98%, 65% and 15% of them, and
+// were slower on rows of 32 and 64). Where thread_row costs six float64 additions an element, this
+// costs 6 x kTerms; a warp's exact state a row (clearing, flushing and rounding 68 limbs) cost far
+// more for rows this short: the header's evidence has the figures.
 struct lane_expansion {
     static constexpr int kTerms = 12;
     double term[kTerms] = {};
@@ -615,8 +624,8 @@ __global__ void __launch_bounds__(kThreads, kByExpansion<In, Out, Pass> ? 4 : 0)
         const int member = int(lane) % lanes;  // this lane's place among its row's
         // Float32 rows that lost bits, summed again by an expansion where they are short enough (the
         // same for the whole warp).
-        const bool by_expansion = kByExpansion<In, Out, Pass> && (std::is_same_v<Out, double> || result == CURED_FLOAT32) &&
-                                  length <= kExpansionRowLength;
+        const bool by_expansion = kByExpansion<In, Out, Pass> &&
+                                  (std::is_same_v<Out, double> || result == CURED_FLOAT32) && length <= kExpansionRowLength;
         const int64_t groups = (rows + rows_a_warp - 1) / rows_a_warp;
         for (int64_t group = int64_t(blockIdx.x) * kWarps + warp; group < groups;
              group += int64_t(gridDim.x) * kWarps) {
