@@ -343,7 +343,7 @@ def _exact_along_axes(a: np.ndarray, reduce: tuple[bool, ...], result: np.dtype,
         outputs *= a.shape[k]
     rows = np.ascontiguousarray(np.transpose(a, kept + summed), dtype=a.dtype.newbyteorder("="))
     rows = rows.reshape(outputs, rows.size // outputs if outputs else 0)
-    return _cured.exact_rows(rows, result, device).astype(result)
+    return _cured.exact_rows(rows, result, device).astype(result, copy=False)  # float64 results: no copy
 
 
 def _is_exact(version) -> bool:
