@@ -22,10 +22,11 @@
 // take at most kLaneRowLength elements each, and more lanes where there are too few rows to keep
 // every SM busy; added in float64 where that stays exact (thread_row: TwoSum finds each addition's
 // error, the row's lanes' sums added by TwoSum too) and rounded by one conversion; float32 and
-// float64 rows a lane takes alone that lost bits, of up to 64 elements, then by the lane as a float64
-// expansion of up to 12 terms (lane_expansion: exact; a float32 result's one rounding found by
-// comparing it with the float32 midpoints beside a guess, a float64 one's as math.fsum finds it, the
-// elements far below the largest only bounded, lane_sum_to_float64); only the rows left (or holding
+// float64 rows a lane takes alone that lost bits then by the lane, its elements (near the largest,
+// in rows of more than 16 or 12) as an exact float64 expansion of up to 12 terms and the others as a
+// bound (lane_expansion), rounded
+// once (into float32 by comparing the sum with the float32 midpoints beside a guess, into float64
+// as math.fsum rounds) where the bound cannot change that rounding; only the rows left (or holding
 // a NaN or an infinity) take the warp's exact state. A warp's per-row cost (clearing, flushing and
 // rounding its state) had made 2^24 rows of 16 float32 take 50 times V9's time, and 2^20 rows of
 // 257 float32 three times; over the whole exponent range, where float64 loses bits, 2^26 rows of 3
@@ -144,7 +145,7 @@
 //    thread_row's loop (a lambda over either sum) changed every first-pass instantiation's code and
 //    made 2^20 rows of 257 float32 4 to 11% slower.
 //  - Since 2026-11-27 06:15 UTC float32 and float64 rows a lane takes alone that lost bits, into a
-//    float64 result, are rounded by their lane (lane_sum_to_float64), where each went to a warp's
+//    float64 result, are rounded by their lane (lane_sum_to_float64 then), where each went to a warp's
 //    exact state. H100, 06:08 UTC, scripts/probes/v10_expansion.py (device time into a device
 //    out=; the kernel before, this one, then both again; V9 0.37 to 0.43 ms on each), data over the
 //    whole exponent range: float64 2^25 rows of 3 30.7 / 30.7 ms -> 1.64 / 1.65, 2^24 rows of 8 15.9 /
@@ -157,15 +158,7 @@
 //    function not inlined read 0.503 / 0.453 / 0.451, one without __launch_bounds__' 4 blocks (70
 //    registers, three blocks an SM) 0.464 / 0.479 / 0.456 and full-range ones 1.33 / 1.35 / 1.30 ms
 //    against 1.24 / 1.24 / 1.30. The float32 results' kernel has the same instructions, its
-//    registers renamed in places (cuobjdump). Tried next (H100, 06:35 UTC, v10_expansion.py, this
-//    kernel and the variant twice each): the bound for float32 results too, on every row a lane
-//    takes alone (up to 256 elements): full-range float32 rows of 64 3.38 / 3.33 ms -> 2.09 /
-//    2.12, of 128 (the warps here) 3.14 / 3.10 -> 2.05 / 2.07, float64 rows of 128 1.42 / 1.45 ->
-//    1.19 / 1.23; but float32 rows of 3, 8 and 16, which fit 12 terms whole, 3.16 / 3.08 -> 4.31 /
-//    4.61, 1.32 / 1.26 -> 1.93 / 1.96 and 2.21 / 2.18 -> 2.62 / 2.68 (the pass for the largest),
-//    and rows of 256 slower than the warps (float32 1.92 / 1.89 -> 2.12 / 2.12, float64 1.84 /
-//    1.83 -> 2.38 / 2.41). Not kept: no device time was left to check a mix (the bound for float32
-//    rows of 17 to 128 and float64 rows of 65 to 128).
+//    registers renamed in places (cuobjdump).
 #include <array>
 #include <cfloat>
 #include <utility>
@@ -324,24 +317,26 @@ constexpr bool kByThreads = cured::is_floating<In> && (!std::is_same_v<In, doubl
 
 // A row that lost bits in thread_row, summed again by its lane, exactly, as a float64 expansion
 // (Shewchuk, "Adaptive precision floating-point arithmetic", 1997): up to kTerms float64s, in
-// increasing magnitude, whose bits do not overlap and whose sum is the row's. Each element adds by
-// Grow-Expansion (TwoSum with each term in turn, the terms its errors, its last sum the new top),
-// and the lowest zero among the kTerms + 1 results is dropped; a row that needs more terms than
-// kTerms, or holds a NaN or an infinity, is left to the warp's exact state. Every float32 and every
-// sum of up to 2^24 of them lies far inside float64's range, so TwoSum never overflows and loses
-// nothing, subnormals included (float64 elements: add_wide checks). A term holds a cluster of
-// elements whose bits span at most 53: a row of up to kTerms elements always fits; full-range rows
-// (exponents spread over all 277 binades) of 16 float32 all but about one in 2000, of 32 19 in 20,
-// of 64 7 in 10 (the model in tests/test_exact.py; 10 terms held 98%, 65% and 15% of them, and
-// were slower on rows of 32 and 64). Where thread_row costs six float64 additions an element, this
-// costs 6 x kTerms; a warp's exact state a row (clearing, flushing and rounding 68 limbs) cost far
-// more for rows this short: the header's evidence has the figures.
+// increasing magnitude, whose bits do not overlap and whose sum is the expansion's elements'. Each
+// element adds by Grow-Expansion (TwoSum with each term in turn, the terms its errors, its last sum
+// the new top), and the lowest zero among the kTerms + 1 results is dropped; a row that needs more
+// terms, or holds a NaN or an infinity, is left to the warp's exact state. TwoSum loses nothing,
+// subnormals included, unless it overflows, which only float64 sums near DBL_MAX do (add checks).
+// Short rows go into it whole; in longer ones only the elements within 2^-128 of the row's largest
+// (lane_row_sum), the others' magnitudes summed into a bound, rounding up, and a rounding is kept
+// only where the bound cannot change it. Over the whole exponent range (float32's 277 binades, float64's 2098) a row's
+// exact sum needs a term for nearly every element, more than kTerms in a float64 row of 16, but its
+// rounding only the few elements near the largest, as the rest lie far below its last place: the
+// model in tests/test_exact.py fits all but about 1 in 200 full-range rows of up to 256 elements.
+// Where thread_row costs six float64 additions an element, this costs 6 x kTerms an element near
+// the largest; a warp's exact state a row (clearing, flushing and rounding 68 limbs) cost far more
+// for rows this short: the header's evidence has the figures.
 struct lane_expansion {
     static constexpr int kTerms = 12;
     double term[kTerms] = {};
     bool exact = true;
 
-    __device__ __forceinline__ void add_term(double x) {
+    __device__ __forceinline__ void add(double x) {
         double carry = x;
 #pragma unroll
         for (int k = 0; k < kTerms; ++k) carry = cured_two_sum(carry, term[k], &term[k]);
@@ -351,11 +346,8 @@ struct lane_expansion {
             dropped = dropped || term[k] == 0.0;
             if (dropped) term[k] = k + 1 < kTerms ? term[k + 1] : carry;
         }
-        exact = exact && (dropped || carry == 0.0);
-    }
-    __device__ __forceinline__ void add(float element) {
-        if (!isfinite(element)) exact = false;  // NaN and infinities: the warp's state keeps their flags
-        else add_term(element);
+        // TwoSum's overflow leaves an infinity or a NaN in the carry, which is the top term or lost
+        exact = exact && (dropped ? isfinite(term[kTerms - 1]) : carry == 0.0);
     }
     // The sign of the exact sum less m: the sign of the top non-zero term of Grow-Expansion's result.
     __device__ __forceinline__ int compare(double m) const {
@@ -369,15 +361,17 @@ struct lane_expansion {
         }
         return carry != 0.0 ? (carry > 0.0 ? 1 : -1) : sign;
     }
-    // The exact sum rounded once to float32, to nearest, ties to even, into *out; false (and *out
-    // untouched) where the bracket below was not found in a few steps, which the tests never saw.
-    // The float32 nearest the terms' float64 sum (top down) is a guess; the float32 midpoints on each
-    // side of it, each exact in float64, are compared with the exact sum, the guess moved while the
-    // sum lies beyond one, and a sum on a midpoint takes the neighbour whose last bit is even. Past
-    // FLT_MAX the midpoint is FLT_MAX + 2^103, IEEE's overflow threshold, and +inf is the neighbour
-    // (the even one). The sum is a multiple of 2^-149, so a sum between -2^-149 and 2^-149 is 0, +0.0
-    // (a row that reaches here has non-zero elements).
-    __device__ __forceinline__ bool round_to_float32(float *out) const {
+    // The exact sum plus an unknown r, |r| <= rest, rounded once to float32, to nearest, ties to
+    // even, into *out; false (and *out untouched) where r could change that rounding, or the bracket
+    // below was not found in a few steps, which the tests never saw. The float32 nearest the terms'
+    // float64 sum (top down) is a guess; the float32 midpoints on each side of it, each exact in
+    // float64, are compared with the exact sum, the guess moved while the sum lies beyond one, and a
+    // sum on a midpoint takes the neighbour whose last bit is even. Past FLT_MAX the midpoint is
+    // FLT_MAX + 2^103, IEEE's overflow threshold, and +inf is the neighbour (the even one). With a
+    // bound, the sum must lie further than it inside both midpoints (each moved toward the guess by
+    // the bound, rounded toward the guess). A sum between -2^-149 and 2^-149 is 0 (multiples of
+    // 2^-149): +0.0, for a row that reaches here has non-zero elements.
+    __device__ __forceinline__ bool round_to_float32(double rest, float *out) const {
         constexpr double kOverflow = double(FLT_MAX) + 0x1p103;
         const auto midpoint = [](float a, float b) {
             return isinf(a) || isinf(b) ? copysign(kOverflow, double(a) + double(b)) : (double(a) + double(b)) * 0.5;
@@ -395,18 +389,18 @@ struct lane_expansion {
                 f = up;
             } else if (below < 0) {
                 f = down;
+            } else if (rest > 0.0) {
+                if ((f != INFINITY && compare(__dsub_rd(midpoint(f, up), rest)) >= 0) ||
+                    (f != -INFINITY && compare(__dadd_ru(midpoint(f, down), rest)) <= 0))
+                    return false;
+                *out = f + 0.0f;
+                return true;
             } else {
                 *out = above == 0 ? even(f, up) : below == 0 ? even(f, down) : f + 0.0f;
                 return true;
             }
         }
         return false;
-    }
-    // An element of a row into a float64 result: a float64 may overflow TwoSum (an exact sum near
-    // DBL_MAX), whose carry then becomes an infinity or a NaN, and the row goes to the warp's state.
-    __device__ __forceinline__ void add_wide(double element) {
-        add_term(element);
-        exact = exact && isfinite(term[kTerms - 1]);
     }
     // The exact sum plus an unknown r, |r| <= rest, rounded once to float64, to nearest, ties to even,
     // into *out; false (and *out untouched) where r could change that rounding, or the sum lies near
@@ -466,46 +460,55 @@ __device__ __forceinline__ void each_row_element(const In *elements, int64_t len
     }
 }
 
-// A float32 or float64 row that lost bits in thread_row, rounded into a float64 result by its lane:
-// a first pass finds its largest magnitude; the second adds each element within 2^-128 of it to an
-// expansion, exactly, and the others' magnitudes into `rest`, rounding up. Over the whole exponent
-// range (float64's 2098 binades) a row's exact sum needs a term for nearly every element, more than
-// kTerms in a row of 16, but its rounding only the few elements near the largest, while the rest
-// lie far below its last place: round_to_float64 then checks that they cannot change it. Rows
-// where they could (a sum cancelled far below its largest element), or that need more terms, or
-// hold a NaN, an infinity, or a sum near DBL_MAX, go to the warp's exact state. false: not summed.
+// Rows of up to this many elements go into a lane's expansion whole, in one pass: a float64 row of
+// up to kTerms elements always fits, a full-range float32 row of 16 all but about one in 2000; where
+// they fit whole, the pass for the largest only cost (H100, 2026-11-27 06:35 UTC: full-range float32
+// rows of 3, 8 and 16 3.1, 1.3 and 2.2 ms in one pass, 4.3 to 4.6, 1.9 and 2.6 with the bound).
+template <class In> constexpr int64_t kWholeRowLength = std::is_same_v<In, float> ? 16 : 12;
+// Longer rows go to the warps: a lane's three uncoalesced reads of its row cost more there (2^20
+// full-range rows of 256, float32 1.9 ms by the warps, 2.1 by the lanes; float64 1.8 and 2.4).
+constexpr int64_t kExpansionRowLength = 128;
+
+// A float32 or float64 row that lost bits in thread_row, read again by its lane (from the caches):
+// up to kWholeRowLength<In> elements, every one into `expansion`; longer rows, a first pass finds
+// the largest magnitude, the second adds each element within 2^-128 of it to `expansion` and the
+// others' magnitudes into *rest, rounding up (lane_expansion says why). false, for the warp's exact
+// state: a NaN or an infinity (their Grow-Expansion leaves no finite top term), or more terms than
+// it has.
 template <class In>
-__device__ __forceinline__ bool lane_sum_to_float64(const In *elements, int64_t length, bool aligned, double *out) {
-    double largest = 0.0;
-    bool finite = true;
-    each_row_element(elements, length, aligned, [&] { return finite; }, [&](In x) {
-        const double magnitude = fabs(double(x));
-        finite = finite && magnitude <= DBL_MAX;  // false for NaN too
-        largest = fmax(largest, magnitude);
-    });
-    if (!finite) return false;
-    const double near = largest * 0x1p-128;
-    lane_expansion expansion;
-    double rest = 0.0;
-    each_row_element(elements, length, aligned, [&] { return expansion.exact; }, [&](In x) {
+__device__ __forceinline__ bool lane_row_sum(const In *elements, int64_t length, bool aligned, lane_expansion *expansion,
+                                             double *rest) {
+    double near = 0.0;  // every element, where the row goes whole
+    if (length > kWholeRowLength<In>) {
+        double largest = 0.0;
+        bool finite = true;
+        each_row_element(elements, length, aligned, [&] { return finite; }, [&](In x) {
+            const double magnitude = fabs(double(x));
+            finite = finite && magnitude <= DBL_MAX;  // false for NaN too
+            largest = fmax(largest, magnitude);
+        });
+        if (!finite) return false;
+        near = largest * 0x1p-128;
+    }
+    each_row_element(elements, length, aligned, [&] { return expansion->exact; }, [&](In x) {
         const double element = double(x);
-        if (fabs(element) >= near) expansion.add_wide(element);
-        else rest = __dadd_ru(rest, fabs(element));
+        if (near == 0.0 || fabs(element) >= near) expansion->add(element);  // a NaN too, where near is 0
+        else *rest = __dadd_ru(*rest, fabs(element));
     });
-    return expansion.exact && expansion.round_to_float64(rest, out);
+    return expansion->exact;
 }
 
 enum class first_pass { none, lane, lanes };  // rows summed in float64 first: not, a lane a row, several
 
 // Whether rows that lost bits take a lane_expansion before the warp's state: rows a lane takes
-// alone (2^20 rows or more), float32 elements into a float32 result (rounded by the midpoints), float32
-// and float64 elements into a float64 result (lane_sum_to_float64); float16 rows never lose bits
-// there, and float32 rows' float16 results go to the warp. Where a row has several lanes, merging
-// their expansions over the warp's shuffles cost more than the warps (the header's evidence).
+// alone (2^20 rows or more, of up to kExpansionRowLength elements), float32 elements into a float32
+// result (rounded by the midpoints), float32 and float64 elements into a float64 result; float16
+// rows never lose bits there, and float32 rows' float16 results go to the warp. Where a row has
+// several lanes, merging their expansions over the warp's shuffles cost more than the warps (the
+// header's evidence).
 template <class In, class Out, first_pass Pass>
 constexpr bool kByExpansion = Pass == first_pass::lane && (std::is_same_v<In, float> || std::is_same_v<In, double>) &&
                               (std::is_same_v<Out, double> || std::is_same_v<In, float>);
-constexpr int64_t kExpansionRowLength = 64;  // longer full-range rows need more terms than it has
 
 // Each (row, segment) pair to a warp, in turn over the grid, kLoads steps of 32 elements at a time,
 // whose loads a lane issues before it adds any (32 bytes in flight a lane, where one step's load
@@ -663,20 +666,14 @@ __global__ void __launch_bounds__(kThreads, kByExpansion<In, Out, Pass> ? 4 : 0)
             if constexpr (kByExpansion<In, Out, Pass>) {
                 if (by_expansion && left != 0) {  // a lane a row: this lane's row is bit `lane`
                     const bool again = (left >> lane) & 1u;
-                    bool done = false;
-                    if constexpr (std::is_same_v<Out, float>) {
-                        lane_expansion expansion;
-                        if (again)
-                            each_row_element(in + row * length, length, aligned, [&] { return expansion.exact; },
-                                             [&](In x) { expansion.add(x); });
-                        float rounded;
-                        done = again && expansion.exact && expansion.round_to_float32(&rounded);
-                        if (done) out[row] = rounded;
-                    } else {
-                        double rounded;
-                        done = again && lane_sum_to_float64(in + row * length, length, aligned, &rounded);
-                        if (done) out[row] = rounded;
-                    }
+                    lane_expansion expansion;
+                    double rest = 0.0;
+                    const bool summed = again && lane_row_sum(in + row * length, length, aligned, &expansion, &rest);
+                    Out rounded;
+                    bool done;
+                    if constexpr (std::is_same_v<Out, float>) done = summed && expansion.round_to_float32(rest, &rounded);
+                    else done = summed && expansion.round_to_float64(rest, &rounded);
+                    if (done) out[row] = rounded;
                     left = __ballot_sync(0xffffffffu, again && !done);
                 }
             }
