@@ -144,7 +144,8 @@ def axis_main():
                 print(f"axis {dtype:<8} {str(shape):<14} axis={str(axis):<7} {label:<32} {'ok' if ok else 'MISMATCH'}")
     if cupy is not None:  # rows a lane takes alone (2^20 of them) that lose bits: its expansion, then the warps
         for dtype, to, length in [("float32", "float32", 13), ("float32", "float32", 16), ("float32", "float32", 72),
-                                  ("float32", "float64", 13), ("float64", "float64", 16)]:
+                                  ("float32", "float64", 13), ("float32", "float64", 72), ("float64", "float64", 12),
+                                  ("float64", "float64", 16), ("float64", "float64", 128)]:
             wide = full_range(2**20 * length, dtype).reshape(-1, length)
             ok = cured.fsum(cupy.asarray(wide), axis=1, dtype=to).tobytes() == \
                 cured.fsum(wide, axis=1, dtype=to, device="cpu").tobytes()

@@ -159,6 +159,23 @@
 //    registers, three blocks an SM) 0.464 / 0.479 / 0.456 and full-range ones 1.33 / 1.35 / 1.30 ms
 //    against 1.24 / 1.24 / 1.30. The float32 results' kernel has the same instructions, its
 //    registers renamed in places (cuobjdump).
+//  - Since 2026-11-27 07:30 UTC a lane takes its row whole in one pass where it is short (float32
+//    up to 16 elements, float64 up to 12: kWholeRowLength) and bounds the far elements of longer
+//    rows up to 128 (kExpansionRowLength, was 64) into float32 results too, where float32 rows went
+//    whole into the expansion and float64 results always took two passes. The bound on every row,
+//    first (06:35 UTC), had made float32 rows of 64 and 128 faster (3.38 -> 2.09 ms, 3.14 -> 2.05)
+//    but rows of 3 to 16 slower (the pass for the largest: 3.16 -> 4.31, 1.32 -> 1.93, 2.21 ->
+//    2.62) and rows of 256 slower than the warps (float32 1.92 -> 2.12, float64 1.84 -> 2.38). This
+//    mix, H100, 07:28 UTC, build/ab's A/B (scripts/probes/v10_expansion.py, device time into a
+//    device out=, the kernel before, this one, then both again; V9 0.36 to 0.41 ms), full range:
+//    float32 into float32 2^22 rows of 64 3.31 / 3.31 ms -> 2.10 / 2.06, 2^21 rows of 128 3.16 /
+//    3.08 -> 2.00 / 2.01, 2^23 rows of 32 2.38 / 2.39 -> 2.21 / 2.21, rows of 3 the same, rows of 8
+//    and 16 3% slower (1.24 / 1.24 -> 1.28 / 1.27, 2.14 / 2.14 -> 2.22 / 2.19); float32 into
+//    float64 2^26 rows of 3 3.27 / 3.27 -> 2.35 / 2.33, 2^24 rows of 8 1.59 / 1.59 -> 1.10 / 1.08,
+//    of 16 2.55 / 2.55 -> 2.04 / 2.00, of 128 3.15 / 3.08 -> 1.99 / 2.00; float64 2^25 rows of 3
+//    1.57 / 1.58 -> 1.13 / 1.13, 2^24 rows of 8 1.46 / 1.45 -> 1.14 / 1.14, 2^20 rows of 128 1.42 /
+//    1.42 -> 1.18 / 1.18; rows of 32, 64 (float64) and 256 within 2%. Standard-normal rows
+//    (scripts/probes/v10_short_rows.py float32 float64, once each) within the runs' spread.
 #include <array>
 #include <cfloat>
 #include <utility>
