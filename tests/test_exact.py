@@ -1034,18 +1034,19 @@ def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype, to", [("float32", "float32"), ("float32", "float64"), ("float64", "float64")])
 @pytest.mark.parametrize("length", [3, 13, 16, 40, 72, 128, 129])
-def test_fsum_along_full_range_rows_a_lane_a_row(seed, length, dtype, to):
-    """2^20 rows, a lane a row (kernels/v10_axis.cu): most over the whole exponent range, which lose
-    bits in float64 and go to the lane's expansion (lane_row_sum, then round_to_float32 or
-    round_to_float64), those it cannot round (more terms than it has, a midpoint that a far smaller
-    element decides) to the warp's state; standard-normal rows between them, rows on, beside and
-    carried past midpoints, and the hand-made cases padded with -0.0. Rows of 3, 13 and 129 load an
-    element at a time, 16, 40, 72 and 128 a vector; rows of 129 are longer than the lanes take
-    (kExpansionRowLength), the warps'. Every output's bits against the CPU's, a sample, the
-    midpoints and the hand-made rows against the exact reference."""
+@pytest.mark.parametrize("rows", [2**20, 2**16])
+def test_fsum_along_full_range_rows_by_lanes(seed, rows, length, dtype, to):
+    """2^20 rows, a lane a row, or 2^16 rows, 16 lanes a row (kernels/v10_axis.cu): most over the
+    whole exponent range, which lose bits in float64 and go, a lane a row, to the lane's expansion
+    (lane_row_sum, then round_to_float32 or round_to_float64), and those it cannot round (more terms
+    than it has, a midpoint that a far smaller element decides) or rows of several lanes to the
+    warp's state; standard-normal rows between them, rows on, beside and carried past midpoints,
+    and the hand-made cases padded with -0.0. Rows of 3, 13 and 129 load an element at a time, 16,
+    40, 72 and 128 a vector; rows of 129 are longer than the lanes take (kExpansionRowLength), the
+    warps'. Every output's bits against the CPU's, a sample, the midpoints and the hand-made rows
+    against the exact reference."""
     cupy = pytest.importorskip("cupy")
-    rng = np.random.default_rng([seed, length, FLOATS.index(dtype), FLOATS.index(to)])
-    rows = 2**20
+    rng = np.random.default_rng([seed, rows, length, FLOATS.index(dtype), FLOATS.index(to)])
     x = wide_range(rng, dtype, rows * length).reshape(rows, length)
     x[::5] = normal(rng, dtype, x[::5].size).reshape(-1, length)
     midpoints = near_midpoints(rng, 300, length) if to == "float32" else near_float64_midpoints(rng, 300, length, dtype)

@@ -175,7 +175,13 @@
 //    of 16 2.55 / 2.55 -> 2.04 / 2.00, of 128 3.15 / 3.08 -> 1.99 / 2.00; float64 2^25 rows of 3
 //    1.57 / 1.58 -> 1.13 / 1.13, 2^24 rows of 8 1.46 / 1.45 -> 1.14 / 1.14, 2^20 rows of 128 1.42 /
 //    1.42 -> 1.18 / 1.18; rows of 32, 64 (float64) and 256 within 2%. Standard-normal rows
-//    (scripts/probes/v10_short_rows.py float32 float64, once each) within the runs' spread.
+//    (scripts/probes/v10_short_rows.py float32 float64, once each) within the runs' spread. Tried
+//    next (H100, 07:44 UTC, the same A/B): rows of several lanes (fewer than 2^20 rows) read again
+//    by their first lane alone before the warps: float64 (2^16, 16) 0.098 / 0.111 -> 0.088 / 0.088
+//    ms and (2^18, 64) 0.353 / 0.373 -> 0.323 / 0.321, but float32 slower, (2^16, 16) 0.110 / 0.130
+//    -> 0.156 / 0.155, (4096, 48) 0.024 / 0.032 -> 0.051 / 0.051, (2^19, 128) 0.85 / 0.88 -> 1.03 /
+//    1.04 (few rows: one lane a row leaves the warp's others idle), and standard-normal 2^20 rows of
+//    257 float32 0.546 -> 0.706 ms (the several-lanes kernels held to 64 registers spill). Not kept.
 #include <array>
 #include <cfloat>
 #include <utility>
@@ -521,8 +527,8 @@ enum class first_pass { none, lane, lanes };  // rows summed in float64 first: n
 // alone (2^20 rows or more, of up to kExpansionRowLength elements), float32 elements into a float32
 // result (rounded by the midpoints), float32 and float64 elements into a float64 result; float16
 // rows never lose bits there, and float32 rows' float16 results go to the warp. Where a row has
-// several lanes, merging their expansions over the warp's shuffles cost more than the warps (the
-// header's evidence).
+// several lanes, merging their expansions over the warp's shuffles cost more than the warps, and
+// float32 rows read again by their first lane alone did too (the header's evidence).
 template <class In, class Out, first_pass Pass>
 constexpr bool kByExpansion = Pass == first_pass::lane && (std::is_same_v<In, float> || std::is_same_v<In, double>) &&
                               (std::is_same_v<Out, double> || std::is_same_v<In, float>);

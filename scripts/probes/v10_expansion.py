@@ -1,8 +1,9 @@
-"""Full-range rows that lose bits in float64 (kernels/v10_axis.cu): each row's lane sums it again as
-a float64 expansion (lane_expansion) before the warp's exact state takes what is left: float32 rows
-of up to 64 elements into a float32 out= (rounded by the float32 midpoints) and into a float64 out=
-(lane_sum_to_float64, since 2026-11-27 06:15 UTC; before, the warps), float64 rows into float64 (the
-same). Device time (CUDA events, median of 10), with the share of rows whose float64 sum lost bits
+"""Full-range rows that lose bits in float64 (kernels/v10_axis.cu): a lane sums each row again as a
+float64 expansion (lane_row_sum) before the warp's exact state takes what is left: float32 rows of up
+to 128 elements into a float32 out= (rounded by the float32 midpoints) and into a float64 out=
+(round_to_float64), float64 rows into float64, where 2^20 rows or more take a lane a row; fewer
+rows take several lanes a row (2^16 rows 16, 4096 rows 32, 2^18 rows 4, 2^19 rows 2), and the warps
+the rows that lost bits. Device time (CUDA events, median of 10), with the share of rows whose float64 sum lost bits
 (TwoSum on the host, as thread_row does; float64 rows lose bits where the errors' sum does, which
 this does not model) and V9 on the same array. Run it in two builds to compare them. It prints,
 nothing reads it.
@@ -17,8 +18,9 @@ from v10_axis_speed import device_time  # this folder
 from v10_short_rows import full_range  # this folder
 
 SHAPES = [(2**26, 3), (2**24, 8), (2**24, 16), (2**23, 32), (2**22, 64), (2**21, 128), (2**20, 256), (2**16, 16),
-          (4096, 48)]
-FLOAT64_SHAPES = [(2**25, 3), (2**24, 8), (2**23, 16), (2**22, 32), (2**21, 64), (2**20, 128), (2**20, 256)]
+          (4096, 48), (2**18, 64), (2**19, 128)]  # from (2**16, 16) on, 2 to 32 lanes a row
+FLOAT64_SHAPES = [(2**25, 3), (2**24, 8), (2**23, 16), (2**22, 32), (2**21, 64), (2**20, 128), (2**20, 256),
+                  (2**16, 16), (2**18, 64)]
 
 
 def lost_share(x: np.ndarray) -> float:
