@@ -22,12 +22,12 @@
 // take at most kLaneRowLength elements each, and more lanes where there are too few rows to keep
 // every SM busy; added in float64 where that stays exact (thread_row: TwoSum finds each addition's
 // error, the row's lanes' sums added by TwoSum too) and rounded by one conversion; float32 and
-// float64 rows a lane takes alone that lost bits then by the lane, its elements (near the largest,
-// in rows of more than 16 or 12) as an exact float64 expansion of up to 12 terms and the others as a
-// bound (lane_expansion), rounded
-// once (into float32 by comparing the sum with the float32 midpoints beside a guess, into float64
-// as math.fsum rounds) where the bound cannot change that rounding; only the rows left (or holding
-// a NaN or an infinity) take the warp's exact state. A warp's per-row cost (clearing, flushing and
+// float64 rows of up to 128 elements that a lane takes alone and that lost bits then by the lane,
+// its elements (those near the largest, in rows of more than 16 or 12) as an exact float64
+// expansion of up to 12 terms and the others as a bound (lane_expansion), rounded once (into float32
+// by comparing the sum with the float32 midpoints beside a guess, into float64 as math.fsum rounds)
+// where the bound cannot change that rounding; only the rows left (or holding a NaN or an infinity)
+// take the warp's exact state. A warp's per-row cost (clearing, flushing and
 // rounding its state) had made 2^24 rows of 16 float32 take 50 times V9's time, and 2^20 rows of
 // 257 float32 three times; over the whole exponent range, where float64 loses bits, 2^26 rows of 3
 // float32 took 68 ms (V9 0.37).
