@@ -648,8 +648,8 @@ __global__ void __launch_bounds__(kThreads, kByExpansion<In, Out, Pass> ? 4 : 0)
         const bool aligned = reinterpret_cast<uintptr_t>(in) % 16 == 0 && length % kVector == 0;
         const int lanes = Pass == first_pass::lane ? 1 : plan.row_lanes, rows_a_warp = 32 / lanes;
         const int member = int(lane) % lanes;  // this lane's place among its row's
-        // Float32 rows that lost bits, summed again by an expansion where they are short enough (the
-        // same for the whole warp).
+        // Float32 and float64 rows that lost bits, summed again by their lane's expansion where they
+        // are short enough and the result is float32 or float64 (the same for the whole warp).
         const bool by_expansion = kByExpansion<In, Out, Pass> &&
                                   (std::is_same_v<Out, double> || result == CURED_FLOAT32) && length <= kExpansionRowLength;
         const int64_t groups = (rows + rows_a_warp - 1) / rows_a_warp;
