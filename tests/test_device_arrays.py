@@ -365,7 +365,7 @@ def test_array_on_a_second_gpu(seed):
         assert cured.sum(array, axis=1, out=out) is out and np.array_equal(out.view(np.uint32), want.view(np.uint32))
         assert cupy.cuda.runtime.getDevice() == 0
     # V10 along axes on each GPU: 2^20 full-range float64 rows, which their lanes round themselves
-    # (kernels/v10_axis.cu, lane_sum_to_float64) or leave to the warps.
+    # (kernels/v10_axis.cu, lane_row_sum and round_to_float64) or leave to the warps.
     wide = random_input(2**22, "float64", data="full_range", seed=seed).reshape(2**20, 4)
     exact_rows = cured.fsum(wide, axis=1, device="cpu")
     with cupy.cuda.Device(1):
