@@ -212,6 +212,12 @@ int64_t cured_test_grid(void);
 void cured_set_test_dynamic_shared(int64_t bytes);
 int64_t cured_test_dynamic_shared(void);
 
+/* For tests: make the kernels along axes assume a GPU whose memory moves `bytes_per_s` bytes a second
+ * (0: the GPU's own), which picks how many vectors a thread of the packed-rows kernel reads
+ * (kernels/v9_axis.cu). The result depends on neither. */
+void cured_set_test_memory_bandwidth(int64_t bytes_per_s);
+int64_t cured_test_memory_bandwidth(void);
+
 /* For tests: the launches made as one cluster of blocks (V10 over a few tiles, sm_90 up), counted
  * since the process started, so that a test can tell that that path ran. */
 void cured_count_cluster_launch(void);

@@ -1342,6 +1342,16 @@ static PyObject *py_set_test_dynamic_shared(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_set_test_memory_bandwidth(PyObject *module, PyObject *args) {
+    long long bytes_per_s;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "L:_set_test_memory_bandwidth", &bytes_per_s)) return NULL;
+    if (bytes_per_s < 0)
+        return PyErr_Format(PyExc_ValueError, "_set_test_memory_bandwidth: bytes_per_s must be >= 0 (0: the GPU's)");
+    cured_set_test_memory_bandwidth(bytes_per_s);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_set_cpu_tiles(PyObject *module, PyObject *args) {
     int threads, plain;
     (void)module;
@@ -1580,6 +1590,9 @@ static PyMethodDef methods[] = {
     {"_set_test_dynamic_shared", py_set_test_dynamic_shared, METH_VARARGS,
      "_set_test_dynamic_shared(bytes)\n--\n\nFor tests: let kernels have at most `bytes` of dynamic shared memory a "
      "block (0: what the GPU has), as a GPU with less would; V10's float64 then takes its other path."},
+    {"_set_test_memory_bandwidth", py_set_test_memory_bandwidth, METH_VARARGS,
+     "_set_test_memory_bandwidth(bytes_per_s)\n--\n\nFor tests: make the kernels along axes assume a GPU whose memory "
+     "moves `bytes_per_s` bytes a second (0: the GPU's own); it picks the packed-rows kernel's vectors a thread."},
     {"_cluster_launches", py_cluster_launches, METH_NOARGS,
      "_cluster_launches()\n--\n\nFor tests: the kernel launches made as one cluster of blocks so far (V10 over a "
      "few tiles, on GPUs of compute capability 9.0 up)."},

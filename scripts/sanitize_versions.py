@@ -117,6 +117,15 @@ def axis_main():
                 cases.append(("device strided", lambda: cured.sum(d[::-1], axis=axis), flipped))
                 out = cupy.empty(model.shape, model.dtype)
                 cases.append(("device out=", lambda: cured.sum(d, axis=axis, out=out).get(), model))
+                if shape[-1] == 2 and axis == 1:  # packed rows of 2: one vector a thread below 4 TB/s, 8 above
+                    for bandwidth in (3 * 10**12, 5 * 10**12):
+                        def assumed(bandwidth=bandwidth):
+                            cured._cured._set_test_memory_bandwidth(bandwidth)
+                            try:
+                                return cured.sum(d, axis=axis)
+                            finally:
+                                cured._cured._set_test_memory_bandwidth(0)
+                        cases.append((f"device, memory at {bandwidth // 10**12} TB/s", assumed, model))
                 if x.dtype.kind == "f":  # V10 along axes (kernels/v10_axis.cu): rows, segments, a copy into rows
                     exact = cured.fsum(x, axis=axis, device="cpu")
                     cases.append(("exact", lambda: cured.fsum(d, axis=axis), exact))

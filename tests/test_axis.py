@@ -378,6 +378,33 @@ def test_gpu_grid_does_not_change_the_bits(seed, shape):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype, acc", [("float64", None), ("float32", None), ("float16", None), ("int8", None),
+                                        ("float32", "float64")])
+def test_gpu_packed_rows_of_two_on_either_memory(seed, dtype, acc):
+    """Rows of 2, whose sums are half the bytes read or more, take one vector a thread on a GPU whose
+    memory moves under 4 TB/s (the H100) and 8 a thread above (the H200), v9_axis.cu: both give the
+    CPU model's bits, under any grid, with a last pass that ends inside a block."""
+    x = rand(seed, (2 * 256 * 8 * 3 + 5, 2), dtype)
+    want = cured.sum(x, axis=1, dtype=acc, device="cpu")
+    try:
+        for bandwidth in (3 * 10**12, 5 * 10**12):
+            cured._cured._set_test_memory_bandwidth(bandwidth)
+            for blocks in (0, 1, 3):
+                cured._cured._set_test_launch(blocks, 0)
+                got = cured.sum(x, axis=1, dtype=acc, device="gpu")
+                assert np.array_equal(bits(got), bits(want)), (bandwidth, blocks)
+    finally:
+        cured._cured._set_test_launch(0, 0)
+        cured._cured._set_test_memory_bandwidth(0)
+
+
+def test_memory_bandwidth_hook_refuses_negative_rates():
+    with pytest.raises(ValueError, match="bytes_per_s must be >= 0"):
+        cured._cured._set_test_memory_bandwidth(-1)
+    cured._cured._set_test_memory_bandwidth(0)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint16", "bool"])
 def test_gpu_cub_row_sums(seed, dtype):
     """version="cub" along the last axes: CUB's DeviceSegmentedReduce, the reference. Its order is

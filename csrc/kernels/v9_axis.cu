@@ -58,11 +58,11 @@ __device__ __forceinline__ void load_chunk(const In *p, int64_t valid, In (&v)[V
 
 // kInFlight chunks of an extent of `elements` elements at p: chunks c, c + stride, ..., each inside
 // where it is below `end` (a chunk index), else zeros.
-template <class In, bool Aligned, int V>
+template <class In, bool Aligned, int N, int V>
 __device__ __forceinline__ void load_chunks(const In *p, int64_t elements, int64_t c, int64_t stride, int64_t end,
-                                            In (&v)[kInFlight][V]) {
+                                            In (&v)[N][V]) {
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < N; ++u) {
         const int64_t chunk = c + int64_t(u) * stride;
         load_chunk<In, Aligned>(p + chunk * V, chunk < end ? elements - chunk * V : 0, v[u]);
     }
@@ -84,8 +84,18 @@ __device__ __forceinline__ void load_chunks(const In *p, int64_t elements, int64
 // H200's loss; two a thread 1051.1 / 737.2; at most 2 to 4 blocks an SM 1045.5 to 1052.1 / 774.1 to
 // 790.3; streaming stores (st.global.cs), or pairs of lanes storing 16 bytes each, within 0.3%;
 // streaming loads (ld.global.cs) 2.5 to 5% slower. No walk was faster on both GPUs; this one leads
-// on the H200 by 6% and trails on the H100 by 1.4%.
-template <class In, class Acc, int R>
+// on the H200 by 6% and trails on the H100 by 1.4%. So since 2026-11-27 the walk is the GPU's:
+// rows whose sums are half the bytes read or more read one vector a thread where the memory moves
+// under 4 TB/s (kOneVectorBandwidth: the H100), eight elsewhere. And where a vector holds several
+// rows, a warp's sums go out through shared memory, 32 consecutive rows a store, where each lane
+// stored its own rows, kRowsAVector sums a row apart (int8 rows of 2 into int64: eight 8-byte
+// stores 64 bytes apart). H100, 2026-11-27 08:55 and 09:04 UTC (scripts/probes/packed_rows_ab.py,
+// one build made to assume 3 or 5 TB/s, in turns with CuPy, device time), one vector a thread /
+// eight, CuPy: (2^27, 2) float64 1036.4 / 1054.7 us, CuPy 1037.1; float32 519.4 / 526.8, CuPy
+// 601.8; float32 into float64 708.9 / 807.3, staged 709.4 / 714.5, CuPy 1319; (2^28, 2) int8 into
+// int64 4099.9 / 7025.0, staged 923.6 / 940.4, CuPy 2402; (2^27, 4) int16 into int64 staged 709.6
+// / 714.5, CuPy 2516; (2^26, 4) float32 (one row a vector, always eight) 432.0, CuPy 436.
+template <class In, class Acc, int R, int InFlight>
 __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *out, cured_axis_step s) {
     cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
@@ -93,20 +103,46 @@ __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *o
     static_assert(R <= V && V % R == 0, "whole rows in a vector");
     const int64_t elements = s.outer * R;
     const int64_t vectors = (elements + V - 1) / V;
-    const int64_t a_pass = int64_t(gridDim.x) * kThreads * kInFlight;
-    for (int64_t first = int64_t(blockIdx.x) * kThreads * kInFlight + threadIdx.x; first < vectors; first += a_pass) {
-        In v[kInFlight][V];
+    // A warp's sums of one load, kRowsAVector rows a lane, go out through shared memory 32
+    // consecutive rows a store (rows padded by one sum against bank conflicts).
+    constexpr int kStaged = kRowsAVector > 1 ? 32 * (kRowsAVector + 1) : 1;
+    __shared__ Acc staged[kThreads / 32][kStaged];
+    const int lane = threadIdx.x % 32;
+    const int64_t a_pass = int64_t(gridDim.x) * kThreads * InFlight;
+    // With staged sums the warp goes round together (lanes past the end load zeros and store
+    // nothing), for its __syncwarp()s.
+    for (int64_t first = int64_t(blockIdx.x) * kThreads * InFlight + threadIdx.x;
+         (kRowsAVector > 1 ? first - lane : first) < vectors; first += a_pass) {
+        In v[InFlight][V];
         load_chunks<In, true>(in, elements, first, kThreads, vectors, v);
 #pragma unroll
-        for (int u = 0; u < kInFlight; ++u)
+        for (int u = 0; u < InFlight; ++u) {
+            Acc sums[kRowsAVector];
 #pragma unroll
             for (int r = 0; r < kRowsAVector; ++r) {
-                Acc sum = Acc(0);
+                sums[r] = Acc(0);
 #pragma unroll
-                for (int j = 0; j < R; ++j) sum += cured::to_acc<Acc>(v[u][r * R + j]);
-                const int64_t row = (first + int64_t(u) * kThreads) * kRowsAVector + r;
-                if (row < s.outer) out[row] = sum;
+                for (int j = 0; j < R; ++j) sums[r] += cured::to_acc<Acc>(v[u][r * R + j]);
             }
+            const int64_t vector = first + int64_t(u) * kThreads;
+            if constexpr (kRowsAVector == 1) {
+                if (vector < s.outer) out[vector] = sums[0];
+            } else {
+                Acc *warp_staged = staged[threadIdx.x / 32];
+#pragma unroll
+                for (int r = 0; r < kRowsAVector; ++r) warp_staged[lane * (kRowsAVector + 1) + r] = sums[r];
+                __syncwarp();
+                const int64_t warp_first_row = (vector - lane) * kRowsAVector;
+#pragma unroll
+                for (int r = 0; r < kRowsAVector; ++r) {
+                    const int e = r * 32 + lane;  // the warp's row e, lane e / kRowsAVector's sum e % kRowsAVector
+                    const int64_t row = warp_first_row + e;
+                    if (row < s.outer)
+                        out[row] = warp_staged[e / kRowsAVector * (kRowsAVector + 1) + e % kRowsAVector];
+                }
+                __syncwarp();
+            }
+        }
     }
 }
 
@@ -335,16 +371,40 @@ constexpr int64_t kMaxBlocks = int64_t(1) << 20;
 constexpr int64_t kFewBlocks = 128;
 constexpr int kDeepInFlight = 32;
 
-// The packed-rows kernel for rows of R elements, where R <= V divides V; nullptr for other R.
-template <class In, class Acc> constexpr auto packed_rows_kernel(int64_t R) {
+// The packed-rows kernel for rows of R elements with InFlight vectors a thread, where R <= V
+// divides V; nullptr for other R.
+template <class In, class Acc, int InFlight> constexpr auto packed_rows_kernel(int64_t R) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     using Kernel = void (*)(const In *, Acc *, cured_axis_step);
     Kernel kernel = nullptr;
-    if constexpr (V > 2) if (R == 2) kernel = sum_packed_rows<In, Acc, 2>;
-    if constexpr (V > 4) if (R == 4) kernel = sum_packed_rows<In, Acc, 4>;
-    if constexpr (V > 8) if (R == 8) kernel = sum_packed_rows<In, Acc, 8>;
-    if (R == V) kernel = sum_packed_rows<In, Acc, V>;
+    if constexpr (V > 2) if (R == 2) kernel = sum_packed_rows<In, Acc, 2, InFlight>;
+    if constexpr (V > 4) if (R == 4) kernel = sum_packed_rows<In, Acc, 4, InFlight>;
+    if constexpr (V > 8) if (R == 8) kernel = sum_packed_rows<In, Acc, 8, InFlight>;
+    if (R == V) kernel = sum_packed_rows<In, Acc, V, InFlight>;
     return kernel;
+}
+
+// GPUs whose memory moves fewer bytes a second than this (the H100's 3.35 TB/s, not the H200's
+// 4.81) read packed rows whose sums are half the bytes read or more one vector a thread (see
+// sum_packed_rows for the measurements).
+constexpr int64_t kOneVectorBandwidth = int64_t(4000) * 1000 * 1000 * 1000;
+
+// The current GPU's memory bandwidth in bytes a second (two transfers a clock over its bus), or the
+// one cured_set_test_memory_bandwidth makes the kernels assume. Cached per device.
+inline cudaError_t memory_bandwidth(int64_t *bytes_per_s) {
+    static std::atomic<int64_t> cache[64];
+    const int64_t forced = cured_test_memory_bandwidth();
+    if (forced > 0) {
+        *bytes_per_s = forced;
+        return cudaSuccess;
+    }
+    return cured::per_device(cache, bytes_per_s, [](int device, int64_t *value) {
+        int clock_khz = 0, bus_bits = 0;
+        cudaError_t e = cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device);
+        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
+        *value = 2 * int64_t(clock_khz) * 1000 * (bus_bits / 8);
+        return e;
+    });
 }
 
 // The short-rows kernel for P chunks a lane; nullptr where the rows take another kernel.
@@ -367,12 +427,21 @@ template <class In, class Acc> struct axis_launcher {
         const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0 &&
                              (rows ? s->reduced : s->inner) % V == 0;
         const int per_lane = rows ? cured_axis_lane_chunks(s) : 0;
-        auto *packed = rows && reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0
-                           ? packed_rows_kernel<In, Acc>(s->reduced) : nullptr;
+        const bool packs = rows && reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0;
+        bool one_vector = false;
+        if (packs && 2 * int64_t(sizeof(Acc)) >= s->reduced * int64_t(sizeof(In))) {
+            int64_t bandwidth;
+            const cudaError_t err = memory_bandwidth(&bandwidth);
+            if (err != cudaSuccess) return err;
+            one_vector = bandwidth < kOneVectorBandwidth;
+        }
+        auto *packed = !packs      ? nullptr
+                       : one_vector ? packed_rows_kernel<In, Acc, 1>(s->reduced)
+                                    : packed_rows_kernel<In, Acc, kInFlight>(s->reduced);
         const bool block_rows = rows && s->lanes == CURED_AXIS_BLOCK_ROW_LANES;
         auto *short_rows = rows && !block_rows ? short_rows_kernel<In, Acc>(per_lane, aligned) : nullptr;
         const int64_t threads =
-            packed       ? cured::ceil_div(cured::ceil_div(s->outer * s->reduced, V), kInFlight)
+            packed       ? cured::ceil_div(cured::ceil_div(s->outer * s->reduced, V), one_vector ? 1 : kInFlight)
             : short_rows ? cured::ceil_div(s->outer, kInFlight / per_lane) * s->lanes
                          : s->outer * s->segments * (rows ? s->lanes : int64_t(s->strands) * s->lanes);
         int64_t blocks = cured::ceil_div(threads, kThreads);
