@@ -64,7 +64,7 @@ int cured_axis_launches_of(const cured_axis_fold *fold, int in_item, int acc_ite
 }
 
 cured_cuda_status cured_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *d_in,
-                                 void *d_out, cudaStream_t stream) {
+                                 void *d_out, cured_dtype out_dtype, cudaStream_t stream) {
     cured_cuda_status status = cured_ok;
     const cured_dtype acc_dtype = cured_acc_dtype(acc);
     const size_t acc_size = (size_t)cured_dtype_size(acc_dtype);
@@ -80,7 +80,8 @@ cured_cuda_status cured_axis_sum(const cured_axis_fold *fold, cured_dtype in_dty
             const size_t bytes = (size_t)(step->outer * step->segments * step->inner) * acc_size;
             CURED_TRY("cudaMallocAsync (the sums of segments)", cudaMallocAsync(&dst, bytes, stream));
         }
-        const cudaError_t launched = cured_axis_launch(step, i == 0 ? in_dtype : acc_dtype, acc, in, dst, i > 0, stream);
+        const cudaError_t launched = cured_axis_launch(step, i == 0 ? in_dtype : acc_dtype, acc,
+                                                       last ? out_dtype : acc_dtype, in, dst, i > 0, stream);
         if (launched != cudaSuccess) {
             if (!last) cured_keep_first(&status, cudaFreeAsync(dst, stream), "cudaFreeAsync");
             CURED_TRY("cured_axis_launch (a step of the sum along axes)", launched);

@@ -171,10 +171,11 @@ void cured_axis_fold_of(const int64_t *shape, const int *reduce, int ndim, cured
 int cured_axis_launches_of(const cured_axis_fold *fold, int in_item, int acc_item, cured_axis_step *launches);
 
 /* The GPU sum along axes (axis.c): d_in (device, C order, fold's input of in_dtype) into d_out (device,
- * fold->results accumulators, C order of the kept axes), on `stream`, with the intermediate sums
- * in memory from the stream-ordered pool. Not waited for. */
+ * fold->results values of out_dtype, C order of the kept axes), on `stream`, with the intermediate
+ * sums in memory from the stream-ordered pool. out_dtype is the accumulator's dtype, or float16 for a
+ * float32 accumulator (each sum rounded once, as NumPy's astype). Not waited for. */
 cured_cuda_status cured_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *d_in,
-                                 void *d_out, cudaStream_t stream);
+                                 void *d_out, cured_dtype out_dtype, cudaStream_t stream);
 
 /* Whether the fold is one step of rows (each result the sum of consecutive elements), which CUB's
  * segmented reduction, the reference, sums too. */
@@ -197,11 +198,12 @@ int cured_cpu_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_
 int cured_cpu_axis_sum_fast(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *in,
                             void *out);
 
-/* kernels/v9_axis.cu: one step's launch, reading `in` (step's input dtype) into `out` (acc). With
- * after_previous, the launch may overlap the end of the kernel before it in `stream`, which must be
- * another step's (programmatic dependent launch, where the GPU has it). */
-cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype, cured_acc acc, const void *in,
-                              void *out, int after_previous, cudaStream_t stream);
+/* kernels/v9_axis.cu: one step's launch, reading `in` (step's input dtype) into `out` (out_dtype: the
+ * accumulator's, or float16 from a float32 accumulator). With after_previous, the launch may overlap
+ * the end of the kernel before it in `stream`, which must be another step's (programmatic dependent
+ * launch, where the GPU has it). */
+cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype, cured_acc acc, cured_dtype out_dtype,
+                              const void *in, void *out, int after_previous, cudaStream_t stream);
 
 /* kernels/v10_axis.cu: V10 along axes. Each of `rows` rows of `length` (>= 1) consecutive elements
  * of in_dtype at d_in summed exactly and rounded once into `result` (float16, float32 or float64),

@@ -676,7 +676,8 @@ typedef struct {
 
 /* The sum along axes of a device array into pool memory d_acc (fold->results accumulators; with
  * `exact`, V10's rounded sums as doubles), then either into out= (device; cast and initial added by
- * the store kernel, not waited for) or copied into `host` (fold->results accumulators), waited for. */
+ * the store kernel, not waited for; or written there by the kernels themselves: `direct`) or copied
+ * into `host` (fold->results accumulators), waited for. */
 static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, cured_dtype in_dtype, cured_acc acc,
                                         int cub, const exact_axes *exact, const void *d_in,
                                         const cured_layout *strided, int unit, cudaStream_t stream,
@@ -687,8 +688,10 @@ static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, 
     const size_t acc_bytes = (size_t)fold->results * (size_t)cured_dtype_size(cured_acc_dtype(acc));
     const size_t copy_bytes = strided != NULL ? (size_t)n * item : 0;
     char *d_acc = NULL, *copy = NULL, *rows = NULL, *workspace = NULL;
-    /* The kernels write into out= themselves where it holds accumulators as they are. */
-    const int direct = out != NULL && initial == NULL && out_dtype == cured_acc_dtype(acc) &&
+    /* The kernels write into out= themselves where it holds accumulators as they are, or float16 sums
+     * of a float32 accumulator (the default version's kernels round them once, as the store kernel). */
+    const int rounds_to_half = exact == NULL && !cub && out_dtype == CURED_FLOAT16 && acc == CURED_ACC_FLOAT32;
+    const int direct = out != NULL && initial == NULL && (out_dtype == cured_acc_dtype(acc) || rounds_to_half) &&
                        (uintptr_t)out->data % (uintptr_t)cured_dtype_size(out_dtype) == 0;
     char *owned = NULL;
     CURED_TRY_STEP(cured_device_ready(NULL));
@@ -718,7 +721,8 @@ static cured_cuda_status axes_on_device(const cured_axis_fold *fold, int64_t n, 
                                                            d_acc, workspace, stream));
         } else {
             CURED_TRY_STEP(cub ? cured_axis_cub_rows(fold, in_dtype, d_in, d_acc, stream)
-                               : cured_axis_sum(fold, in_dtype, acc, d_in, d_acc, stream));
+                               : cured_axis_sum(fold, in_dtype, acc, d_in, d_acc,
+                                                direct ? out_dtype : cured_acc_dtype(acc), stream));
         }
     }
     if (out != NULL) {

@@ -500,6 +500,31 @@ def test_gpu_device_out(seed):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("shape", ROW_SHAPES + [(2**13 + 3, 2), (300, 40, 50), (3000, 700), (7, 20000), (5, 3, 1)],
+                         ids=str)
+def test_gpu_float16_out_written_by_the_kernels(seed, shape):
+    """A float16 device out= of float16 input's sums: the kernels round their float32 sums into it
+    themselves (each kernel, a step over segments' sums last, any grid), the CPU model's bits; an out=
+    two bytes off a four-byte boundary too. With initial= the store kernel rounds them (elsewhere)."""
+    cp = pytest.importorskip("cupy")
+    x = rand(seed, shape, "float16")
+    d = cp.asarray(x)
+    try:
+        for blocks in (0, 3):
+            cured._cured._set_test_launch(blocks, 0)
+            for axis in all_axes(len(shape)):
+                want = cured.sum(x, axis=axis, device="cpu")
+                if np.ndim(want) == 0:
+                    continue  # every element: the sum of issue 12, not the kernels along axes
+                raw = cp.full(want.size + 1, np.nan, cp.float16)
+                for out in (raw[:-1].reshape(want.shape), raw[1:].reshape(want.shape)):
+                    assert cured.sum(d, axis=axis, out=out) is out
+                    assert np.array_equal(bits(out.get()), bits(want)), (blocks, axis)
+    finally:
+        cured._cured._set_test_launch(0, 0)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("lanes, chunk", [(1, 4096), (3, 4096), (3, 64 << 10), (0, 0)])
 def test_gpu_many_results_come_back_through_the_lanes(seed, lanes, chunk):
     """Results of fetch_min_bytes or more (here every result) come back through the host path's

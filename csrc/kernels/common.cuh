@@ -43,6 +43,19 @@ template <class Acc, class In> __device__ __forceinline__ Acc to_acc(In x) { ret
 template <class Acc> __device__ __forceinline__ Acc to_acc(bool8 x) { return x.byte != 0; }
 template <class Acc> __device__ __forceinline__ Acc to_acc(__half x) { return static_cast<Acc>(__half2float(x)); }
 
+// An accumulator as a result of type Out, as NumPy's astype casts: floats round to nearest, ties
+// to even; integers wrap; bool is "not zero".
+template <class Out, class Acc> __device__ __forceinline__ Out cast_result(Acc v) {
+    if constexpr (std::is_same_v<Out, bool8>) {
+        return bool8{uint8_t(v != Acc(0))};
+    } else if constexpr (std::is_same_v<Out, __half>) {
+        if constexpr (std::is_same_v<Acc, double>) return __double2half(v);  // one rounding, as NumPy
+        else return __float2half_rn(float(v));
+    } else {
+        return static_cast<Out>(v);
+    }
+}
+
 // Element i of in[0, n) as an accumulator; past the end, the sum's identity, so that a partial
 // block adds zeros and nothing reads past the end.
 template <class Acc, class In>

@@ -15,22 +15,11 @@
 
 namespace {
 
-template <class Out, class Acc> __device__ __forceinline__ Out cast_result(Acc v) {
-    if constexpr (std::is_same_v<Out, cured::bool8>) {
-        return cured::bool8{uint8_t(v != Acc(0))};
-    } else if constexpr (std::is_same_v<Out, __half>) {
-        if constexpr (std::is_same_v<Acc, double>) return __double2half(v);  // one rounding, as NumPy
-        else return __float2half_rn(float(v));
-    } else {
-        return static_cast<Out>(v);
-    }
-}
-
 // out[i] = cast(acc[i] + initial) for i < n; acc NULL: zeros; out at any alignment.
 template <class Out, class Acc>
 __global__ void store_results(const Acc *acc, int64_t n, Acc initial, unsigned char *out, bool aligned) {
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-        const Out value = cast_result<Out>(Acc(acc != nullptr ? acc[i] : Acc(0)) + initial);
+        const Out value = cured::cast_result<Out>(Acc(acc != nullptr ? acc[i] : Acc(0)) + initial);
         if (aligned) {
             reinterpret_cast<Out *>(out)[i] = value;
         } else {

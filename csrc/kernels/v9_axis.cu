@@ -24,6 +24,15 @@
 // 512) float32 along (0, 2) 132.5 -> 129.5 (device time, NVIDIA H200, 2026-11-24 02:51 UTC,
 // axis_grid_ab.py; its per-kernel times then include the wait, so only the call's time tells).
 //
+// A launch's sums are written as they are, or, where the last launch of float16 input's float32 sums
+// feeds a float16 out= on the device, rounded once into float16 by the kernel itself
+// (cured::cast_result, the store kernel's rounding), where the float32 sums went through the store
+// kernel (result.cu): a second launch, and three times the output's bytes. float16 along axes into
+// such an out=, H100, 2026-11-27 09:35 -> 09:48 UTC (scripts/probes/axis_dtypes.py, device time in
+// turns, 2^26 elements): rows of 2 185.7 -> 68.0 us (CuPy 130), of 4 122.5 -> 56.8, of 8 86.0 ->
+// 52.3, of 1024 51.2 -> 47.2 (CuPy 47.5), (256, 256, 1024) along 1 57.0 -> 52.1 (PyTorch 50.7),
+// (8192, 8192) along 0 58.7 -> 53.7; every other shape 3 to 12% faster.
+//
 // Napkin math: (2^14, 2^14) float32 is 1 GiB, read once: 223 us at the H200's theoretical
 // 4.81 TB/s; the segments' sums add 0.1% (columns of 1024-row segments) to 0.2% (rows) to it.
 //
@@ -95,8 +104,8 @@ __device__ __forceinline__ void load_chunks(const In *p, int64_t elements, int64
 // 601.8; float32 into float64 708.9 / 807.3, staged 709.4 / 714.5, CuPy 1319; (2^28, 2) int8 into
 // int64 4099.9 / 7025.0, staged 923.6 / 940.4, CuPy 2402; (2^27, 4) int16 into int64 staged 709.6
 // / 714.5, CuPy 2516; (2^26, 4) float32 (one row a vector, always eight) 432.0, CuPy 436.
-template <class In, class Acc, int R, int InFlight>
-__global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *out, cured_axis_step s) {
+template <class In, class Acc, class Out, int R, int InFlight>
+__global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Out *out, cured_axis_step s) {
     cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     constexpr int kRowsAVector = V / R;
@@ -126,7 +135,7 @@ __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *o
             }
             const int64_t vector = first + int64_t(u) * kThreads;
             if constexpr (kRowsAVector == 1) {
-                if (vector < s.outer) out[vector] = sums[0];
+                if (vector < s.outer) out[vector] = cured::cast_result<Out>(sums[0]);
             } else {
                 Acc *warp_staged = staged[threadIdx.x / 32];
 #pragma unroll
@@ -138,7 +147,8 @@ __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *o
                     const int e = r * 32 + lane;  // the warp's row e, lane e / kRowsAVector's sum e % kRowsAVector
                     const int64_t row = warp_first_row + e;
                     if (row < s.outer)
-                        out[row] = warp_staged[e / kRowsAVector * (kRowsAVector + 1) + e % kRowsAVector];
+                        out[row] = cured::cast_result<Out>(
+                            warp_staged[e / kRowsAVector * (kRowsAVector + 1) + e % kRowsAVector]);
                 }
                 __syncwarp();
             }
@@ -159,8 +169,8 @@ __global__ void __launch_bounds__(kThreads) sum_packed_rows(const In *in, Acc *o
 // the flat array, H200, 2026-11-23 (scripts/probes/axis_grid_ab.py, 20:00 and 20:32 UTC): rows of
 // 16 float64 0.86 -> 0.92, of 64 float64 0.74 -> 0.93, of 256 float32 0.96 -> 0.98; float32 rows
 // of 16 and 64 unchanged at 0.91 and 0.93. Registers fell too (float64, one chunk a lane: 70 -> 58).
-template <class In, class Acc, bool Aligned, int P>
-__global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *out, cured_axis_step s) {
+template <class In, class Acc, class Out, bool Aligned, int P>
+__global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Out *out, cured_axis_step s) {
     cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     constexpr int kRows = kInFlight / P;  // rows a thread has in flight
@@ -220,7 +230,7 @@ __global__ void __launch_bounds__(kThreads) sum_short_rows(const In *in, Acc *ou
 #pragma unroll
         for (int i = 0; i < kRows; ++i) {
             const int64_t row = base + int64_t(first + i) * groups + group;
-            if (writes && i < held && row < s.outer) out[row] = part[i];
+            if (writes && i < held && row < s.outer) out[row] = cured::cast_result<Out>(part[i]);
         }
     }
 }
@@ -256,8 +266,8 @@ __device__ __forceinline__ Acc sum_lane_chunks(const In *row, int64_t reduced, i
 // Longer rows shorter than block rows (more than 4 chunks a lane, fewer than 1024 chunks a row), and
 // rows of aligned input whose lanes have more than one chunk: a row is 32 lanes, a warp, each with
 // up to 32 chunks, 8 in flight. Threads walk the rows (one segment each) in whole warps.
-template <class In, class Acc, bool Aligned>
-__global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out, cured_axis_step s) {
+template <class In, class Acc, class Out, bool Aligned>
+__global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Out *out, cured_axis_step s) {
     cured::await_previous_launch();
     const int lanes = s.lanes;
     const int64_t total = s.outer * s.segments * lanes;
@@ -273,7 +283,7 @@ __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out
             sum = sum_lane_chunks<In, Acc, Aligned>(seg.row, s.reduced, seg.first + g, seg.last, lanes);
         }
         for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
-        if (t < total && g == 0) out[unit] = sum;
+        if (t < total && g == 0) out[unit] = cured::cast_result<Out>(sum);
     }
 }
 
@@ -284,8 +294,8 @@ __global__ void __launch_bounds__(kThreads) sum_long_rows(const In *in, Acc *out
 // sum), then 16 to 1 by warp 0's shuffles; the same pairs in any case, so the same bits as the
 // model's tree.
 static_assert(kThreads == CURED_AXIS_BLOCK_ROW_LANES, "a block row's lanes are one block");
-template <class In, class Acc, bool Aligned>
-__global__ void __launch_bounds__(kThreads) sum_block_rows(const In *in, Acc *out, cured_axis_step s) {
+template <class In, class Acc, class Out, bool Aligned>
+__global__ void __launch_bounds__(kThreads) sum_block_rows(const In *in, Out *out, cured_axis_step s) {
     cured::await_previous_launch();
     __shared__ Acc lane_sums[kThreads];
     const int64_t units = s.outer * s.segments;
@@ -302,7 +312,7 @@ __global__ void __launch_bounds__(kThreads) sum_block_rows(const In *in, Acc *ou
         if (threadIdx.x < 32) {
 #pragma unroll
             for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-            if (threadIdx.x == 0) out[unit] = sum;
+            if (threadIdx.x == 0) out[unit] = cured::cast_result<Out>(sum);
         }
         // The next unit's first write to lane_sums comes after every read of this one's: the tree's
         // last barrier orders them (warp 0's shuffles read registers only).
@@ -313,8 +323,8 @@ __global__ void __launch_bounds__(kThreads) sum_block_rows(const In *in, Acc *ou
 // more than one strand that is a whole warp, strand p in lanes [p * lanes, (p + 1) * lanes). A
 // thread has InFlight rows of its strand in flight (kInFlight, or kDeepInFlight where the launch
 // is too small to fill the GPU: the order of the additions is the same).
-template <class In, class Acc, bool Aligned, int InFlight>
-__global__ void __launch_bounds__(kThreads) sum_columns(const In *in, Acc *out, cured_axis_step s) {
+template <class In, class Acc, class Out, bool Aligned, int InFlight>
+__global__ void __launch_bounds__(kThreads) sum_columns(const In *in, Out *out, cured_axis_step s) {
     cured::await_previous_launch();
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     const int64_t per_unit = int64_t(s.strands) * s.lanes;
@@ -354,7 +364,7 @@ __global__ void __launch_bounds__(kThreads) sum_columns(const In *in, Acc *out, 
         if (strand == 0)
 #pragma unroll
             for (int j = 0; j < V; ++j)
-                if (j < columns) out[unit * s.inner + column + j] = sum[j];
+                if (j < columns) out[unit * s.inner + column + j] = cured::cast_result<Out>(sum[j]);
     }
 }
 
@@ -373,14 +383,14 @@ constexpr int kDeepInFlight = 32;
 
 // The packed-rows kernel for rows of R elements with InFlight vectors a thread, where R <= V
 // divides V; nullptr for other R.
-template <class In, class Acc, int InFlight> constexpr auto packed_rows_kernel(int64_t R) {
+template <class In, class Acc, class Out, int InFlight> constexpr auto packed_rows_kernel(int64_t R) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
-    using Kernel = void (*)(const In *, Acc *, cured_axis_step);
+    using Kernel = void (*)(const In *, Out *, cured_axis_step);
     Kernel kernel = nullptr;
-    if constexpr (V > 2) if (R == 2) kernel = sum_packed_rows<In, Acc, 2, InFlight>;
-    if constexpr (V > 4) if (R == 4) kernel = sum_packed_rows<In, Acc, 4, InFlight>;
-    if constexpr (V > 8) if (R == 8) kernel = sum_packed_rows<In, Acc, 8, InFlight>;
-    if (R == V) kernel = sum_packed_rows<In, Acc, V, InFlight>;
+    if constexpr (V > 2) if (R == 2) kernel = sum_packed_rows<In, Acc, Out, 2, InFlight>;
+    if constexpr (V > 4) if (R == 4) kernel = sum_packed_rows<In, Acc, Out, 4, InFlight>;
+    if constexpr (V > 8) if (R == 8) kernel = sum_packed_rows<In, Acc, Out, 8, InFlight>;
+    if (R == V) kernel = sum_packed_rows<In, Acc, Out, V, InFlight>;
     return kernel;
 }
 
@@ -408,38 +418,39 @@ inline cudaError_t memory_bandwidth(int64_t *bytes_per_s) {
 }
 
 // The short-rows kernel for P chunks a lane; nullptr where the rows take another kernel.
-template <class In, class Acc> constexpr auto short_rows_kernel(int per_lane, bool aligned) {
-    using Kernel = void (*)(const In *, Acc *, cured_axis_step);
+template <class In, class Acc, class Out> constexpr auto short_rows_kernel(int per_lane, bool aligned) {
+    using Kernel = void (*)(const In *, Out *, cured_axis_step);
     Kernel kernel = nullptr;
-    if (per_lane == 1) kernel = aligned ? sum_short_rows<In, Acc, true, 1> : sum_short_rows<In, Acc, false, 1>;
-    if (per_lane == 2 && aligned) kernel = sum_short_rows<In, Acc, true, 2>;
-    if (per_lane == 4 && aligned) kernel = sum_short_rows<In, Acc, true, 4>;
+    if (per_lane == 1) kernel = aligned ? sum_short_rows<In, Acc, Out, true, 1> : sum_short_rows<In, Acc, Out, false, 1>;
+    if (per_lane == 2 && aligned) kernel = sum_short_rows<In, Acc, Out, true, 2>;
+    if (per_lane == 4 && aligned) kernel = sum_short_rows<In, Acc, Out, true, 4>;
     return kernel;
 }
 
-template <class In, class Acc> struct axis_launcher {
+// A step of In summed in Acc, its sums written as Out (Acc, or float16 from a float sum: rounded once).
+template <class In, class Acc, class Out> struct axis_launcher {
     static cudaError_t launch(const cured_axis_step *s, const void *in_, void *out_, bool after_previous,
                               cudaStream_t stream) {
         constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
         const In *in = static_cast<const In *>(in_);
-        Acc *out = static_cast<Acc *>(out_);
+        Out *out = static_cast<Out *>(out_);
         const bool rows = s->inner == 1;
         const bool aligned = reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0 &&
                              (rows ? s->reduced : s->inner) % V == 0;
         const int per_lane = rows ? cured_axis_lane_chunks(s) : 0;
         const bool packs = rows && reinterpret_cast<uintptr_t>(in) % CURED_VECTOR_BYTES == 0;
         bool one_vector = false;
-        if (packs && 2 * int64_t(sizeof(Acc)) >= s->reduced * int64_t(sizeof(In))) {
+        if (packs && 2 * int64_t(sizeof(Out)) >= s->reduced * int64_t(sizeof(In))) {
             int64_t bandwidth;
             const cudaError_t err = memory_bandwidth(&bandwidth);
             if (err != cudaSuccess) return err;
             one_vector = bandwidth < kOneVectorBandwidth;
         }
         auto *packed = !packs      ? nullptr
-                       : one_vector ? packed_rows_kernel<In, Acc, 1>(s->reduced)
-                                    : packed_rows_kernel<In, Acc, kInFlight>(s->reduced);
+                       : one_vector ? packed_rows_kernel<In, Acc, Out, 1>(s->reduced)
+                                    : packed_rows_kernel<In, Acc, Out, kInFlight>(s->reduced);
         const bool block_rows = rows && s->lanes == CURED_AXIS_BLOCK_ROW_LANES;
-        auto *short_rows = rows && !block_rows ? short_rows_kernel<In, Acc>(per_lane, aligned) : nullptr;
+        auto *short_rows = rows && !block_rows ? short_rows_kernel<In, Acc, Out>(per_lane, aligned) : nullptr;
         const int64_t threads =
             packed       ? cured::ceil_div(cured::ceil_div(s->outer * s->reduced, V), one_vector ? 1 : kInFlight)
             : short_rows ? cured::ceil_div(s->outer, kInFlight / per_lane) * s->lanes
@@ -447,14 +458,16 @@ template <class In, class Acc> struct axis_launcher {
         int64_t blocks = cured::ceil_div(threads, kThreads);
         if (blocks > kMaxBlocks) blocks = kMaxBlocks;
         if (cured_test_grid() > 0) blocks = cured_test_grid();  // the order does not depend on it
-        auto *columns = aligned ? sum_columns<In, Acc, true, kInFlight> : sum_columns<In, Acc, false, kInFlight>;
+        auto *columns =
+            aligned ? sum_columns<In, Acc, Out, true, kInFlight> : sum_columns<In, Acc, Out, false, kInFlight>;
         if constexpr (std::is_same_v<In, Acc>)  // the steps over segments' sums (and float input)
             if (blocks < kFewBlocks)
-                columns = aligned ? sum_columns<In, Acc, true, kDeepInFlight> : sum_columns<In, Acc, false, kDeepInFlight>;
+                columns = aligned ? sum_columns<In, Acc, Out, true, kDeepInFlight>
+                                  : sum_columns<In, Acc, Out, false, kDeepInFlight>;
         auto *kernel = packed       ? packed
                        : short_rows ? short_rows
-                       : block_rows ? (aligned ? sum_block_rows<In, Acc, true> : sum_block_rows<In, Acc, false>)
-                       : rows ? (aligned ? sum_long_rows<In, Acc, true> : sum_long_rows<In, Acc, false>)
+                       : block_rows ? (aligned ? sum_block_rows<In, Acc, Out, true> : sum_block_rows<In, Acc, Out, false>)
+                       : rows ? (aligned ? sum_long_rows<In, Acc, Out, true> : sum_long_rows<In, Acc, Out, false>)
                               : columns;
         if (after_previous) return cured::launch_after_previous(kernel, blocks, kThreads, stream, in, out, *s);
         kernel<<<unsigned(blocks), kThreads, 0, stream>>>(in, out, *s);
@@ -467,7 +480,7 @@ using axis_fn = cudaError_t (*)(const cured_axis_step *, const void *, void *, b
 template <int Dtype, class Acc> constexpr axis_fn axis_entry() {
     using In = typename cured::dtype_type<Dtype>::type;
     if constexpr (cured::is_floating<In> && !cured::is_floating<Acc>) return nullptr;
-    else return &axis_launcher<In, Acc>::launch;
+    else return &axis_launcher<In, Acc, Acc>::launch;
 }
 
 struct axis_table {
@@ -481,11 +494,21 @@ template <int... Dtypes> constexpr axis_table make_axis_table(std::integer_seque
 
 constexpr axis_table kAxisLaunchers = make_axis_table(std::make_integer_sequence<int, CURED_NUM_DTYPES>{});
 
+// float16 results straight from a float32 sum (of float16 input, or of the segments' float32 sums
+// before), where a device out= of float16 would otherwise take the float32 sums through the store
+// kernel (result.cu): three times the output's bytes. The same one rounding, NumPy's astype.
+constexpr axis_fn kHalfFromFloat16 = &axis_launcher<__half, float, __half>::launch;
+constexpr axis_fn kHalfFromFloat32 = &axis_launcher<float, float, __half>::launch;
+
 }  // namespace
 
 extern "C" cudaError_t cured_axis_launch(const cured_axis_step *step, cured_dtype in_dtype, cured_acc acc,
-                                         const void *in, void *out, int after_previous, cudaStream_t stream) {
+                                         cured_dtype out_dtype, const void *in, void *out, int after_previous,
+                                         cudaStream_t stream) {
     if (in_dtype < 0 || in_dtype >= CURED_NUM_DTYPES || acc < 0 || acc >= CURED_NUM_ACCS) return cudaErrorInvalidValue;
-    const axis_fn fn = kAxisLaunchers.fn[in_dtype][acc];
+    axis_fn fn = nullptr;
+    if (out_dtype == cured_acc_dtype(acc)) fn = kAxisLaunchers.fn[in_dtype][acc];
+    else if (out_dtype == CURED_FLOAT16 && acc == CURED_ACC_FLOAT32)
+        fn = in_dtype == CURED_FLOAT16 ? kHalfFromFloat16 : in_dtype == CURED_FLOAT32 ? kHalfFromFloat32 : nullptr;
     return fn == nullptr ? cudaErrorInvalidValue : fn(step, in, out, after_previous != 0, stream);
 }
