@@ -131,7 +131,9 @@ int64_t cured_test_dynamic_shared(void) { return dynamic_shared_cap; }
 
 static _Atomic int64_t memory_bandwidth_override = 0;
 
-void cured_set_test_memory_bandwidth(int64_t bytes_per_s) { memory_bandwidth_override = bytes_per_s > 0 ? bytes_per_s : 0; }
+void cured_set_test_memory_bandwidth(int64_t bytes_per_s) {
+    memory_bandwidth_override = bytes_per_s > 0 ? bytes_per_s : 0;
+}
 
 int64_t cured_test_memory_bandwidth(void) { return memory_bandwidth_override; }
 

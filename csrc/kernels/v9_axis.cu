@@ -65,8 +65,8 @@ __device__ __forceinline__ void load_chunk(const In *p, int64_t valid, In (&v)[V
     }
 }
 
-// kInFlight chunks of an extent of `elements` elements at p: chunks c, c + stride, ..., each inside
-// where it is below `end` (a chunk index), else zeros.
+// N chunks (kInFlight, or the packed rows' InFlight) of an extent of `elements` elements at p:
+// chunks c, c + stride, ..., each inside where it is below `end` (a chunk index), else zeros.
 template <class In, bool Aligned, int N, int V>
 __device__ __forceinline__ void load_chunks(const In *p, int64_t elements, int64_t c, int64_t stride, int64_t end,
                                             In (&v)[N][V]) {
@@ -421,7 +421,8 @@ inline cudaError_t memory_bandwidth(int64_t *bytes_per_s) {
 template <class In, class Acc, class Out> constexpr auto short_rows_kernel(int per_lane, bool aligned) {
     using Kernel = void (*)(const In *, Out *, cured_axis_step);
     Kernel kernel = nullptr;
-    if (per_lane == 1) kernel = aligned ? sum_short_rows<In, Acc, Out, true, 1> : sum_short_rows<In, Acc, Out, false, 1>;
+    if (per_lane == 1)
+        kernel = aligned ? sum_short_rows<In, Acc, Out, true, 1> : sum_short_rows<In, Acc, Out, false, 1>;
     if (per_lane == 2 && aligned) kernel = sum_short_rows<In, Acc, Out, true, 2>;
     if (per_lane == 4 && aligned) kernel = sum_short_rows<In, Acc, Out, true, 4>;
     return kernel;
@@ -466,7 +467,8 @@ template <class In, class Acc, class Out> struct axis_launcher {
                                   : sum_columns<In, Acc, Out, false, kDeepInFlight>;
         auto *kernel = packed       ? packed
                        : short_rows ? short_rows
-                       : block_rows ? (aligned ? sum_block_rows<In, Acc, Out, true> : sum_block_rows<In, Acc, Out, false>)
+                       : block_rows ? (aligned ? sum_block_rows<In, Acc, Out, true>
+                                               : sum_block_rows<In, Acc, Out, false>)
                        : rows ? (aligned ? sum_long_rows<In, Acc, Out, true> : sum_long_rows<In, Acc, Out, false>)
                               : columns;
         if (after_previous) return cured::launch_after_previous(kernel, blocks, kThreads, stream, in, out, *s);
