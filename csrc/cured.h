@@ -462,6 +462,10 @@ int cured_cpu_threads_for(int64_t bytes);
  * memory cached between calls. Writes the current device into *device (unless NULL). */
 cured_cuda_status cured_device_ready(int *device);
 
+/* A device's theoretical memory bandwidth in bytes a second, from its memory clock and bus width
+ * (double data rate: two transfers a clock); what device_info reports and the axis kernels read. */
+cudaError_t cured_memory_peak_bandwidth(int device, int64_t *bytes_per_s);
+
 #ifdef __cplusplus
 }
 #endif

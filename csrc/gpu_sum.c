@@ -109,6 +109,14 @@ done:
     return status;
 }
 
+cudaError_t cured_memory_peak_bandwidth(int device, int64_t *bytes_per_s) {
+    int clock_khz = 0, bus_bits = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
+    *bytes_per_s = err == cudaSuccess ? 2 * (int64_t)clock_khz * 1000 * (bus_bits / 8) : 0;
+    return err;
+}
+
 /* ---- test hooks ------------------------------------------------------------------------------ */
 
 static _Atomic int64_t grid_override = 0;

@@ -1483,6 +1483,7 @@ static PyObject *py_device_name(PyObject *module, PyObject *args) {
 static PyObject *py_device_info(PyObject *module, PyObject *unused) {
     (void)unused;
     int device = 0, driver = 0, runtime = 0, clock_khz = 0, bus_bits = 0;
+    int64_t peak_bytes_per_s = 0;
     cured_cuda_status status = cured_device_ready(&device);
     struct cudaDeviceProp prop;
     CURED_QUERY(status, "cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, device));
@@ -1490,14 +1491,13 @@ static PyObject *py_device_info(PyObject *module, PyObject *unused) {
     CURED_QUERY(status, "cudaRuntimeGetVersion", cudaRuntimeGetVersion(&runtime));
     CURED_QUERY(status, "cudaDeviceGetAttribute", cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
     CURED_QUERY(status, "cudaDeviceGetAttribute", cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    CURED_QUERY(status, "cudaDeviceGetAttribute", cured_memory_peak_bandwidth(device, &peak_bytes_per_s));
     if (status.code != cudaSuccess) return raise_cuda(module, status);
-    /* Double data rate: two transfers a clock over a bus of bus_bits. */
-    const double peak_bytes_per_s = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0);
     return Py_BuildValue("{s:i,s:s,s:(ii),s:i,s:i,s:n,s:i,s:i,s:d,s:i,s:i}", "device", device, "name", prop.name,
                          "compute_capability", prop.major, prop.minor, "multiprocessors",
                          prop.multiProcessorCount, "l2_cache_bytes", prop.l2CacheSize, "memory_bytes",
                          (Py_ssize_t)prop.totalGlobalMem, "memory_clock_khz", clock_khz,
-                         "memory_bus_width_bits", bus_bits, "peak_bandwidth_bytes_per_s", peak_bytes_per_s,
+                         "memory_bus_width_bits", bus_bits, "peak_bandwidth_bytes_per_s", (double)peak_bytes_per_s,
                          "driver_version", driver, "runtime_version", runtime);
 }
 

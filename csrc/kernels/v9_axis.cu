@@ -399,7 +399,7 @@ template <class In, class Acc, class Out, int InFlight> constexpr auto packed_ro
 // sum_packed_rows for the measurements).
 constexpr int64_t kOneVectorBandwidth = int64_t(4000) * 1000 * 1000 * 1000;
 
-// The current GPU's memory bandwidth in bytes a second (two transfers a clock over its bus), or the
+// The current GPU's memory bandwidth in bytes a second (cured_memory_peak_bandwidth), or the
 // one cured_set_test_memory_bandwidth makes the kernels assume. Cached per device.
 inline cudaError_t memory_bandwidth(int64_t *bytes_per_s) {
     static std::atomic<int64_t> cache[64];
@@ -408,13 +408,7 @@ inline cudaError_t memory_bandwidth(int64_t *bytes_per_s) {
         *bytes_per_s = forced;
         return cudaSuccess;
     }
-    return cured::per_device(cache, bytes_per_s, [](int device, int64_t *value) {
-        int clock_khz = 0, bus_bits = 0;
-        cudaError_t e = cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device);
-        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
-        *value = 2 * int64_t(clock_khz) * 1000 * (bus_bits / 8);
-        return e;
-    });
+    return cured::per_device(cache, bytes_per_s, cured_memory_peak_bandwidth);
 }
 
 // The short-rows kernel for P chunks a lane; nullptr where the rows take another kernel.
