@@ -453,4 +453,4 @@ def _shape_of_device(x) -> tuple:
     return tuple(int(e) for e in x.shape)
 
 
-_cured._set_python_sum(_python_sum, _NO_VALUE)
+_cured._set_python_sum(_python_sum, _NO_VALUE, DEFAULT_VERSION)

@@ -215,6 +215,46 @@ def test_numpy_errors():
     assert cured.sum(x, axis=0, where=True, device="cpu").shape == (3,)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_plain_calls_along_axes_equal_the_general_path(seed, dtype):
+    """A NumPy array along axes with nothing else asked is summed in C (module.c's axes_route); the
+    same call with keepdims=np.False_ takes cured/numpy_sum.py's path: the same object, bit for bit,
+    as NumPy's in type, shape and dtype. Axes it leaves to Python (NumPy integers, lists, bools, out
+    of range, repeated) still give NumPy's results and errors."""
+    for shape in [(7,), (4, 5), (3, 1, 4), (2, 3, 4), (3, 4, 5, 6), (0, 3), (5000, 40), (2, 70000)]:
+        x = rand(seed, shape, dtype)
+        for view in (x, x[::-1], np.asfortranarray(x), x.astype(x.dtype.newbyteorder())):
+            for axis in all_axes(len(shape)):
+                if axis is None:
+                    continue
+                got = cured.sum(view, axis=axis, device="cpu")
+                general = cured.sum(view, axis=axis, keepdims=np.False_, device="cpu")
+                want = np.sum(view, axis=axis)
+                assert type(got) is type(general) is type(want), (shape, axis)
+                assert np.shape(got) == np.shape(want) and got.dtype == want.dtype, (shape, axis)
+                assert np.asarray(got).tobytes() == np.asarray(general).tobytes(), (shape, axis)
+                if x.dtype.kind != "f":
+                    assert np.array_equal(got, want), (shape, axis)
+    x = rand(seed, (3, 4), dtype)
+    assert np.asarray(cured.sum(x, axis=np.int64(1), device="cpu")).tobytes() == \
+        np.asarray(cured.sum(x, axis=1, device="cpu")).tobytes()
+    assert np.asarray(cured.sum(x, axis=(np.int8(-1), 0), device="cpu")).tobytes() == \
+        np.asarray(cured.sum(x, axis=(0, 1), device="cpu")).tobytes()
+    for bad, error in (([0], TypeError), (False, TypeError), ((1, True), TypeError), (2, np.exceptions.AxisError),
+                       ((-3,), np.exceptions.AxisError), (1 << 70, (np.exceptions.AxisError, OverflowError)),
+                       ((1, -1), ValueError)):
+        with pytest.raises(error):
+            np.sum(x, axis=bad)
+        with pytest.raises(error):
+            cured.sum(x, axis=bad, device="cpu")
+    with pytest.raises(ValueError, match="default version"):
+        cured.sum(x, axis=0, version=8, device="cpu")
+    with pytest.raises(ValueError, match="device must be"):
+        cured.sum(x, axis=0, device="tpu")
+    with pytest.raises(ValueError, match="device must be"):
+        cured.sum(x.ravel(), axis=0, device="tpu")
+
+
 def test_numpy_out_takes_the_results_directly_unless_it_overlaps_the_input(seed):
     """A NumPy out= of the accumulator's dtype, C-contiguous and apart from the input, receives the
     results itself (sum_axes returns it); any other out= gets them through a copy, as NumPy's cast.
