@@ -43,15 +43,8 @@ _Static_assert(STRAND_SUMS <= COLUMN_BLOCK, "a column step with several strands 
 #define ALWAYS_INLINE inline
 #endif
 
-/* Integers wrap modulo 2^64 in any order: one sum, added to lane 0 (the lanes' tree adds it in). */
-static int axis_rounds_simd_u64(uint64_t *part, const uint64_t *src, int64_t G, int64_t V, int64_t rounds) {
-    uint64_t total = 0;
-    for (int64_t k = 0; k < rounds * G * V; ++k) total += src[k];
-    part[0] += total;
-    return 1;
-}
-
-/* And a short row's sum is its elements' sum, in any order. */
+/* Integers wrap modulo 2^64 in any order (cpu_axis_step.h's rows add a segment in one pass): a short
+ * row's sum is its elements' sum. */
 static int axis_short_rows_u64(uint64_t *out, const uint64_t *src, int64_t rows, int64_t G, int64_t V) {
     for (int64_t r = 0; r < rows; ++r, src += G * V) {
         uint64_t total = 0;
@@ -261,19 +254,25 @@ static int axis_rounds_simd_f64(double *part, const double *src, int64_t G, int6
 
 #define ACC_T uint64_t
 #define ACC_NAME u64
+#define ACC_WRAPS 1
 #include "cpu_axis_step.h"
 #undef ACC_T
 #undef ACC_NAME
+#undef ACC_WRAPS
 #define ACC_T float
 #define ACC_NAME f32
+#define ACC_WRAPS 0
 #include "cpu_axis_step.h"
 #undef ACC_T
 #undef ACC_NAME
+#undef ACC_WRAPS
 #define ACC_T double
 #define ACC_NAME f64
+#define ACC_WRAPS 0
 #include "cpu_axis_step.h"
 #undef ACC_T
 #undef ACC_NAME
+#undef ACC_WRAPS
 
 typedef void (*items_fn)(const cured_axis_step *, const void *, cured_dtype, int, void *, int64_t, int64_t);
 
