@@ -33,6 +33,25 @@
 #define STRAND_SUMS (32 * CURED_VECTOR_BYTES)
 _Static_assert(STRAND_SUMS <= COLUMN_BLOCK, "a column step with several strands fits one block of columns");
 
+/* cpu_axis_step.h's loops over an input run: RUN(T, EXPR) for `dtype`, the element p[k] of type T
+ * converted as the model's loads convert it (C's conversions) by EXPR. */
+#define AXIS_EACH_DTYPE(dtype, RUN)                                      \
+    switch (dtype) {                                                     \
+    case CURED_BOOL: RUN(uint8_t, p[k] != 0); break;                     \
+    case CURED_INT8: RUN(int8_t, p[k]); break;                           \
+    case CURED_INT16: RUN(int16_t, p[k]); break;                         \
+    case CURED_INT32: RUN(int32_t, p[k]); break;                         \
+    case CURED_INT64: RUN(int64_t, p[k]); break;                         \
+    case CURED_UINT8: RUN(uint8_t, p[k]); break;                         \
+    case CURED_UINT16: RUN(uint16_t, p[k]); break;                       \
+    case CURED_UINT32: RUN(uint32_t, p[k]); break;                       \
+    case CURED_UINT64: RUN(uint64_t, p[k]); break;                       \
+    case CURED_FLOAT16: RUN(uint16_t, cured_half_to_float(p[k])); break; \
+    case CURED_FLOAT32: RUN(float, p[k]); break;                         \
+    case CURED_FLOAT64: RUN(double, p[k]); break;                        \
+    case CURED_NUM_DTYPES: break;                                        \
+    }
+
 /* ---- a row step's whole rounds, read in place ---------------------------------------------------
  * axis_rounds_simd_T(part, src, G, V, rounds) adds part[g] += src[(r G + g) V + j] for r < rounds,
  * each lane's j in order, and returns 1, or returns 0 for cpu_axis_step.h's scalar loop. */

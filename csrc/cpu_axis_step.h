@@ -28,21 +28,7 @@ static void CONVERT(const void *in, cured_dtype dtype, int64_t first, int64_t co
         const T *p = (const T *)in + first;                                 \
         for (int64_t k = 0; k < count; ++k) buf[k] = (ACC_T)(EXPR);         \
     } while (0)
-    switch (dtype) {
-    case CURED_BOOL: RUN(uint8_t, p[k] != 0); break;
-    case CURED_INT8: RUN(int8_t, p[k]); break;
-    case CURED_INT16: RUN(int16_t, p[k]); break;
-    case CURED_INT32: RUN(int32_t, p[k]); break;
-    case CURED_INT64: RUN(int64_t, p[k]); break;
-    case CURED_UINT8: RUN(uint8_t, p[k]); break;
-    case CURED_UINT16: RUN(uint16_t, p[k]); break;
-    case CURED_UINT32: RUN(uint32_t, p[k]); break;
-    case CURED_UINT64: RUN(uint64_t, p[k]); break;
-    case CURED_FLOAT16: RUN(uint16_t, cured_half_to_float(p[k])); break;
-    case CURED_FLOAT32: RUN(float, p[k]); break;
-    case CURED_FLOAT64: RUN(double, p[k]); break;
-    case CURED_NUM_DTYPES: break;
-    }
+    AXIS_EACH_DTYPE(dtype, RUN)
 #undef RUN
 }
 
@@ -59,21 +45,7 @@ static ACC_T SUM_RUN(const void *in, cured_dtype dtype, int64_t first, int64_t c
         const T *p = (const T *)in + first;                                 \
         for (int64_t k = 0; k < count; ++k) sum += (ACC_T)(EXPR);           \
     } while (0)
-    switch (dtype) {
-    case CURED_BOOL: RUN(uint8_t, p[k] != 0); break;
-    case CURED_INT8: RUN(int8_t, p[k]); break;
-    case CURED_INT16: RUN(int16_t, p[k]); break;
-    case CURED_INT32: RUN(int32_t, p[k]); break;
-    case CURED_INT64: RUN(int64_t, p[k]); break;
-    case CURED_UINT8: RUN(uint8_t, p[k]); break;
-    case CURED_UINT16: RUN(uint16_t, p[k]); break;
-    case CURED_UINT32: RUN(uint32_t, p[k]); break;
-    case CURED_UINT64: RUN(uint64_t, p[k]); break;
-    case CURED_FLOAT16: RUN(uint16_t, cured_half_to_float(p[k])); break;
-    case CURED_FLOAT32: RUN(float, p[k]); break;
-    case CURED_FLOAT64: RUN(double, p[k]); break;
-    case CURED_NUM_DTYPES: break;
-    }
+    AXIS_EACH_DTYPE(dtype, RUN)
 #undef RUN
     return sum;
 }
