@@ -13,6 +13,7 @@
 #define CONVERT AXC(axis_convert, ACC_NAME)
 #define TREE AXC(axis_tree, ACC_NAME)
 #define ROUNDS_SIMD AXC(axis_rounds_simd, ACC_NAME)
+#define LANES_TREE AXC(axis_lanes_tree, ACC_NAME)
 #define SHORT_ROWS AXC(axis_short_rows, ACC_NAME)
 #define ROUNDS AXC(axis_rounds, ACC_NAME)
 #define ROW_ITEM AXC(axis_row_item, ACC_NAME)
@@ -88,7 +89,8 @@ static void ROW_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype
     out[o * s->segments + seg] = SUM_RUN(in, dtype, o * R + first * V, end - first * V);
 #else
     const int64_t G = s->lanes, round = G * V;
-    ACC_T part[CURED_AXIS_MAX_LANES] = {0};
+    ACC_T part[CURED_AXIS_MAX_LANES];
+    for (int64_t g = 0; g < G; ++g) part[g] = (ACC_T)0; /* G lanes, not the block's 256: a row's cost */
     ACC_T buf[CURED_AXIS_MAX_LANES * CURED_VECTOR_BYTES]; /* G x V elements, V <= 16 */
     int64_t c = first; /* a segment is a whole number of rounds but the row's last */
     if (direct) {
@@ -103,8 +105,12 @@ static void ROW_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype
         for (int64_t k = have; k < round; ++k) buf[k] = (ACC_T)0;
         ROUNDS(part, buf, G, V, 1);
     }
-    TREE(part, (int)G, 1);
-    out[o * s->segments + seg] = part[0];
+    ACC_T sum;
+    if (!LANES_TREE(part, G, &sum)) {
+        TREE(part, (int)G, 1);
+        sum = part[0];
+    }
+    out[o * s->segments + seg] = sum;
 #endif
 }
 
@@ -188,6 +194,7 @@ static void ITEMS(const cured_axis_step *s, const void *in, cured_dtype dtype, i
 #undef CONVERT
 #undef TREE
 #undef ROUNDS_SIMD
+#undef LANES_TREE
 #undef SHORT_ROWS
 #undef ROUNDS
 #undef ROW_ITEM
