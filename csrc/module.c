@@ -1165,7 +1165,9 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
         *result = sum_call(module, (PyObject *)input, version, NULL, place, 0, Py_None, 0, Py_None);
         return 1;
     }
-    PyArray_Descr *const acc = PyArray_DescrFromType(kind == 'f' ? descr->type_num : kind == 'u' ? NPY_UINT64 : NPY_INT64);
+    /* NumPy's accumulator, which is the result's here; dtype_of cannot fail on the kinds taken above. */
+    const cured_acc default_acc = cured_default_acc((cured_dtype)dtype_of(descr));
+    PyArray_Descr *const acc = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(default_acc)));
     PyObject *const flat =
         sum_axes_run(module, (PyObject *)input, &axes, acc, place, Py_None, NULL, Py_None, 0, 0, 0, Py_None);
     Py_DECREF(acc);
