@@ -457,6 +457,10 @@ void cured_set_cpu_tiles(int threads, int plain);
  * costs more), then one a 256 KiB up to the CPUs, or what cured_set_cpu_tiles forced. */
 int cured_cpu_threads_for(int64_t bytes);
 
+/* `rows` consecutive rows of `length` integer or bool elements of `dtype` at `in`, each row's sum
+ * modulo 2^64 (every order's bits: the integer accumulators' order is free) into out[r]. */
+void cured_cpu_integer_rows(cured_dtype dtype, const void *in, int64_t rows, int64_t length, uint64_t *out);
+
 /* Device set-up shared by every GPU entry point, done once a device and process: checks that a
  * device is there and gives the current device's memory pool a release threshold that keeps freed
  * memory cached between calls. Writes the current device into *device (unless NULL). */
