@@ -62,17 +62,6 @@ _Static_assert(STRAND_SUMS <= COLUMN_BLOCK, "a column step with several strands 
 #define ALWAYS_INLINE inline
 #endif
 
-/* Integers wrap modulo 2^64 in any order (cpu_axis_step.h's rows add a segment in one pass): a short
- * row's sum is its elements' sum. */
-static int axis_short_rows_u64(uint64_t *out, const uint64_t *src, int64_t rows, int64_t G, int64_t V) {
-    for (int64_t r = 0; r < rows; ++r, src += G * V) {
-        uint64_t total = 0;
-        for (int64_t k = 0; k < G * V; ++k) total += src[k];
-        out[r] = total;
-    }
-    return 1;
-}
-
 /* Floats, the model's order: lane g's chain adds its chunk's V elements one after another. A lane is
  * one element of a 16-byte register, so a register carries the chains of 16 / sizeof(T) lanes (4
  * float32, 2 float64) once their chunks are transposed: the same additions in the same order,
@@ -85,17 +74,43 @@ static int axis_short_rows_u64(uint64_t *out, const uint64_t *src, int64_t rows,
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
+/* Lanes 4q .. 4q + 3's chains, float32, continued from acc: chunk g's V elements (V a multiple of 4)
+ * at src + V g, each lane's in order, four lanes at a time once transposed. */
+static ALWAYS_INLINE __m128 add_chunks_f32(__m128 acc, const float *src, int q, const int V) {
+    const float *chunk = src + 4 * V * q;
+    for (int j = 0; j < V; j += 4) {
+        __m128 e0 = _mm_loadu_ps(chunk + j), e1 = _mm_loadu_ps(chunk + V + j);
+        __m128 e2 = _mm_loadu_ps(chunk + 2 * V + j), e3 = _mm_loadu_ps(chunk + 3 * V + j);
+        _MM_TRANSPOSE4_PS(e0, e1, e2, e3); /* ek: element j + k of the four lanes' chunks */
+        acc = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_add_ps(acc, e0), e1), e2), e3);
+    }
+    return acc;
+}
+
+/* Lanes 2q and 2q + 1's chains, float64, continued from acc: chunk g's V elements (V even) at src + V g. */
+static ALWAYS_INLINE __m128d add_chunks_f64(__m128d acc, const double *src, int q, const int V) {
+    const double *chunk = src + 2 * V * q;
+    for (int j = 0; j < V; j += 2) {
+        const __m128d a = _mm_loadu_pd(chunk + j), b = _mm_loadu_pd(chunk + V + j);
+        acc = _mm_add_pd(_mm_add_pd(acc, _mm_unpacklo_pd(a, b)), _mm_unpackhi_pd(a, b));
+    }
+    return acc;
+}
+
+/* The same lanes' chains from +0. */
+static ALWAYS_INLINE __m128 chains_f32(const float *src, int q, const int V) {
+    return add_chunks_f32(_mm_setzero_ps(), src, q, V);
+}
+
+static ALWAYS_INLINE __m128d chains_f64(const double *src, int q, const int V) {
+    return add_chunks_f64(_mm_setzero_pd(), src, q, V);
+}
+
 static ALWAYS_INLINE void rounds_f32(float *part, const float *src, int64_t rounds, int64_t stride, const int groups) {
     __m128 acc[CURED_AXIS_ROW_LANES / 4];
     for (int q = 0; q < groups; ++q) acc[q] = _mm_loadu_ps(part + 4 * q);
-    for (int64_t r = 0; r < rounds; ++r, src += stride) {
-        for (int q = 0; q < groups; ++q) {
-            __m128 e0 = _mm_loadu_ps(src + 16 * q), e1 = _mm_loadu_ps(src + 16 * q + 4);
-            __m128 e2 = _mm_loadu_ps(src + 16 * q + 8), e3 = _mm_loadu_ps(src + 16 * q + 12);
-            _MM_TRANSPOSE4_PS(e0, e1, e2, e3); /* ej: element j of the four lanes' chunks */
-            acc[q] = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_add_ps(acc[q], e0), e1), e2), e3);
-        }
-    }
+    for (int64_t r = 0; r < rounds; ++r, src += stride)
+        for (int q = 0; q < groups; ++q) acc[q] = add_chunks_f32(acc[q], src, q, 4);
     for (int q = 0; q < groups; ++q) _mm_storeu_ps(part + 4 * q, acc[q]);
 }
 
@@ -103,12 +118,8 @@ static ALWAYS_INLINE void rounds_f64(double *part, const double *src, int64_t ro
                                      const int groups) {
     __m128d acc[CURED_AXIS_ROW_LANES / 2];
     for (int q = 0; q < groups; ++q) acc[q] = _mm_loadu_pd(part + 2 * q);
-    for (int64_t r = 0; r < rounds; ++r, src += stride) {
-        for (int q = 0; q < groups; ++q) {
-            const __m128d a = _mm_loadu_pd(src + 4 * q), b = _mm_loadu_pd(src + 4 * q + 2);
-            acc[q] = _mm_add_pd(_mm_add_pd(acc[q], _mm_unpacklo_pd(a, b)), _mm_unpackhi_pd(a, b));
-        }
-    }
+    for (int64_t r = 0; r < rounds; ++r, src += stride)
+        for (int q = 0; q < groups; ++q) acc[q] = add_chunks_f64(acc[q], src, q, 2);
     for (int q = 0; q < groups; ++q) _mm_storeu_pd(part + 2 * q, acc[q]);
 }
 
@@ -196,54 +207,43 @@ static int axis_lanes_tree_f64(const double *part, int64_t G, double *sum) {
     }
 }
 
-/* ---- short rows: one round a row, read in place --------------------------------------------------
+/* ---- short rows: one round a row ------------------------------------------------------------------
  * axis_short_rows_T(out, src, rows, G, V): `rows` consecutive rows of exactly G chunks of V elements
- * (one round each) into out[0 .. rows): each row's lanes' chains, then the lanes' SEQUENTIAL tree
- * (offsets G/2, ..., 1: lane l adds lane l + offset), all in registers; returns 0 where there is no
- * such loop for G and V. A row through the general path (ROW_ITEM) pays for clearing 32 lanes, a
- * division and a modulo, a call a round and the tree's loops before its 16 or so additions. Lane l
- * is element l % w of register l / w (w = 4 float32, 2 float64): the tree's offsets of w and more
- * add whole registers, the rest add within one, each pair's lower lane first as in the model.
+ * (one round each) of the accumulator's type into out[0 .. rows): each row's lanes' chains, then
+ * the lanes' SEQUENTIAL tree (offsets G/2, ..., 1: lane l adds lane l + offset), all in registers,
+ * where axis_short_rows_fit_T(G, V) says there is such a loop (G <= 32 and V a multiple of a
+ * register's lanes, w = 4 float32, 2 float64). cpu_axis_step.h reads rows of whole rounds in place,
+ * and gives the others (shorter, or of another dtype) as copies in whole rounds. A row through the
+ * general path (ROW_ITEM) pays for clearing its lanes, a division and a modulo, a call a round,
+ * stores that its vector loads wait for, and the tree before its 16 or so additions. Lane l is
+ * element l % w of register l / w: the tree's offsets of w and more add whole registers, the rest
+ * add within one, each pair's lower lane first as in the model.
  * One thread on this repository's build machine, wall time, 2026-11-23 (before -> after; numpy.sum
  * along the same axis 2.5 to 12.6): float32 rows of 16 2.6 -> 12.7 GB/s, of 32 4.4 -> 13.8, of 64
  * 7.3 -> 14.0, of 128 9.1 -> 11.4; float64 rows of 8 2.2 -> 11.9, of 16 3.9 -> 13.6, of 32 5.6 ->
- * 14.8, of 64 8.5 -> 13.4. Not yet measured on the lent GPUs' 16-CPU hosts. */
-/* Lanes 4q .. 4q + 3's chains from +0, float32: chunk g's 4 elements at src + 4g. */
-static ALWAYS_INLINE __m128 chains_f32(const float *src, int q) {
-    __m128 e0 = _mm_loadu_ps(src + 16 * q), e1 = _mm_loadu_ps(src + 16 * q + 4);
-    __m128 e2 = _mm_loadu_ps(src + 16 * q + 8), e3 = _mm_loadu_ps(src + 16 * q + 12);
-    _MM_TRANSPOSE4_PS(e0, e1, e2, e3);
-    return _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_setzero_ps(), e0), e1), e2), e3);
-}
-
-/* Lanes 2q and 2q + 1's chains from +0, float64: chunk g's 2 elements at src + 2g. */
-static ALWAYS_INLINE __m128d chains_f64(const double *src, int q) {
-    const __m128d a = _mm_loadu_pd(src + 4 * q), b = _mm_loadu_pd(src + 4 * q + 2);
-    return _mm_add_pd(_mm_add_pd(_mm_setzero_pd(), _mm_unpacklo_pd(a, b)), _mm_unpackhi_pd(a, b));
-}
-
+ * 14.8, of 64 8.5 -> 13.4. */
 /* Declares acc[] and leaves in acc[0] the lanes' sums after the tree's levels over whole registers,
  * for the row at src. The first level is made as the upper half's chains are computed, so that only
  * half the registers of sums are live at once (32 float64 lanes: 8 of the 16). */
-#define SHORT_ROWS_BODY(T, acc, chains, add, src, groups)                                           \
+#define SHORT_ROWS_BODY(T, acc, chains, add, src, groups, V)                                        \
     T acc[CURED_AXIS_ROW_LANES / 4];                                                               \
     const int first_half = (groups) > 1 ? (groups) / 2 : 1;                                        \
-    for (int q = 0; q < first_half; ++q) acc[q] = chains(src, q);                                  \
+    for (int q = 0; q < first_half; ++q) acc[q] = chains(src, q, V);                               \
     if ((groups) > 1)                                                                              \
-        for (int q = 0; q < first_half; ++q) acc[q] = add(acc[q], chains(src, q + first_half));    \
+        for (int q = 0; q < first_half; ++q) acc[q] = add(acc[q], chains(src, q + first_half, V)); \
     for (int half = (groups) / 4; half > 0; half /= 2)                                             \
         for (int q = 0; q < half; ++q) acc[q] = add(acc[q], acc[q + half]);
 
-static ALWAYS_INLINE void short_rows_f32(float *out, const float *src, int64_t rows, const int groups) {
-    for (int64_t r = 0; r < rows; ++r, src += 16 * groups) {
-        SHORT_ROWS_BODY(__m128, acc, chains_f32, _mm_add_ps, src, groups)
+static ALWAYS_INLINE void short_rows_f32(float *out, const float *src, int64_t rows, const int groups, const int V) {
+    for (int64_t r = 0; r < rows; ++r, src += 4 * groups * V) {
+        SHORT_ROWS_BODY(__m128, acc, chains_f32, _mm_add_ps, src, groups, V)
         out[r] = tree_within_f32(acc[0]);
     }
 }
 
-static ALWAYS_INLINE void short_rows_f64(double *out, const double *src, int64_t rows, const int groups) {
-    for (int64_t r = 0; r < rows; ++r, src += 4 * groups) {
-        SHORT_ROWS_BODY(__m128d, acc, chains_f64, _mm_add_pd, src, groups)
+static ALWAYS_INLINE void short_rows_f64(double *out, const double *src, int64_t rows, const int groups, const int V) {
+    for (int64_t r = 0; r < rows; ++r, src += 2 * groups * V) {
+        SHORT_ROWS_BODY(__m128d, acc, chains_f64, _mm_add_pd, src, groups, V)
         out[r] = tree_within_f64(acc[0]);
     }
 }
@@ -256,67 +256,103 @@ static ALWAYS_INLINE void short_rows_f64(double *out, const double *src, int64_t
  * _set_cpu_tiles(1, False), wall time, median of 15, 2026-11-27; before -> after, numpy.sum in
  * brackets): float32 rows of 4 0.65 -> 21.5 to 22.3 GB/s (1.00), of 8 1.27 -> 21.0 to 21.8 (1.80);
  * float64 rows of 2 0.53 -> 9.9 to 12.1 (1.04). They took the general path (ROW_ITEM) before. */
-/* One chunk's chain from +0, float32: a row's lane, alone. */
-static ALWAYS_INLINE float chain_f32(const float *chunk) {
-    return (((0.0f + chunk[0]) + chunk[1]) + chunk[2]) + chunk[3];
+/* One chunk's chain from +0: a row's lane, alone. */
+static ALWAYS_INLINE float chain_f32(const float *chunk, const int V) {
+    float sum = 0.0f;
+    for (int j = 0; j < V; ++j) sum += chunk[j];
+    return sum;
 }
 
-static void one_chunk_rows_f32(float *out, const float *src, int64_t rows) {
+static ALWAYS_INLINE double chain_f64(const double *chunk, const int V) {
+    double sum = 0.0;
+    for (int j = 0; j < V; ++j) sum += chunk[j];
+    return sum;
+}
+
+static ALWAYS_INLINE void one_chunk_rows_f32(float *out, const float *src, int64_t rows, const int V) {
     int64_t r = 0;
-    for (; r + 4 <= rows; r += 4) _mm_storeu_ps(out + r, chains_f32(src + 4 * r, 0));
-    for (; r < rows; ++r) out[r] = chain_f32(src + 4 * r);
+    for (; r + 4 <= rows; r += 4) _mm_storeu_ps(out + r, chains_f32(src + V * r, 0, V));
+    for (; r < rows; ++r) out[r] = chain_f32(src + V * r, V);
 }
 
-static void one_chunk_rows_f64(double *out, const double *src, int64_t rows) {
+static ALWAYS_INLINE void one_chunk_rows_f64(double *out, const double *src, int64_t rows, const int V) {
     int64_t r = 0;
-    for (; r + 2 <= rows; r += 2) _mm_storeu_pd(out + r, chains_f64(src + 2 * r, 0));
-    for (; r < rows; ++r) out[r] = (0.0 + src[2 * r]) + src[2 * r + 1];
+    for (; r + 2 <= rows; r += 2) _mm_storeu_pd(out + r, chains_f64(src + V * r, 0, V));
+    for (; r < rows; ++r) out[r] = chain_f64(src + V * r, V);
 }
 
-static void two_chunk_rows_f32(float *out, const float *src, int64_t rows) {
+static ALWAYS_INLINE void two_chunk_rows_f32(float *out, const float *src, int64_t rows, const int V) {
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4) {
-        const __m128 a = chains_f32(src + 8 * r, 0), b = chains_f32(src + 8 * r + 16, 0); /* rows' lanes 0, 1 */
+        const __m128 a = chains_f32(src + 2 * V * r, 0, V), b = chains_f32(src + 2 * V * r + 4 * V, 0, V); /* lanes 0, 1 */
         const __m128 lane0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
         const __m128 lane1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
         _mm_storeu_ps(out + r, _mm_add_ps(lane0, lane1));
     }
-    for (; r < rows; ++r) out[r] = chain_f32(src + 8 * r) + chain_f32(src + 8 * r + 4);
+    for (; r < rows; ++r) out[r] = chain_f32(src + 2 * V * r, V) + chain_f32(src + 2 * V * r + V, V);
 }
 
-static int axis_short_rows_f32(float *out, const float *src, int64_t rows, int64_t G, int64_t V) {
-    if (V != 4) return 0;
+static ALWAYS_INLINE void short_rows_of_f32(float *out, const float *src, int64_t rows, int64_t G, const int V) {
     switch (G) {
-    case 1: one_chunk_rows_f32(out, src, rows); return 1;
-    case 2: two_chunk_rows_f32(out, src, rows); return 1;
-    case 4: short_rows_f32(out, src, rows, 1); return 1;
-    case 8: short_rows_f32(out, src, rows, 2); return 1;
-    case 16: short_rows_f32(out, src, rows, 4); return 1;
-    case 32: short_rows_f32(out, src, rows, 8); return 1;
-    default: return 0;
+    case 1: one_chunk_rows_f32(out, src, rows, V); break;
+    case 2: two_chunk_rows_f32(out, src, rows, V); break;
+    case 4: short_rows_f32(out, src, rows, 1, V); break;
+    case 8: short_rows_f32(out, src, rows, 2, V); break;
+    case 16: short_rows_f32(out, src, rows, 4, V); break;
+    default: short_rows_f32(out, src, rows, 8, V); break; /* 32 */
     }
 }
 
-static int axis_short_rows_f64(double *out, const double *src, int64_t rows, int64_t G, int64_t V) {
-    if (V != 2) return 0;
+static ALWAYS_INLINE void short_rows_of_f64(double *out, const double *src, int64_t rows, int64_t G, const int V) {
     switch (G) {
-    case 1: one_chunk_rows_f64(out, src, rows); return 1;
-    case 2: short_rows_f64(out, src, rows, 1); return 1;
-    case 4: short_rows_f64(out, src, rows, 2); return 1;
-    case 8: short_rows_f64(out, src, rows, 4); return 1;
-    case 16: short_rows_f64(out, src, rows, 8); return 1;
-    case 32: short_rows_f64(out, src, rows, 16); return 1;
-    default: return 0;
+    case 1: one_chunk_rows_f64(out, src, rows, V); break;
+    case 2: short_rows_f64(out, src, rows, 1, V); break;
+    case 4: short_rows_f64(out, src, rows, 2, V); break;
+    case 8: short_rows_f64(out, src, rows, 4, V); break;
+    case 16: short_rows_f64(out, src, rows, 8, V); break;
+    default: short_rows_f64(out, src, rows, 16, V); break; /* 32 */
+    }
+}
+
+static int axis_short_rows_fit_f32(int64_t G, int64_t V) {
+    return G <= CURED_AXIS_ROW_LANES && (V == 4 || V == 8 || V == 16);
+}
+
+static int axis_short_rows_fit_f64(int64_t G, int64_t V) {
+    return G <= CURED_AXIS_ROW_LANES && (V == 2 || V == 4 || V == 8 || V == 16);
+}
+
+/* A chunk of V elements: float32's V is 4 (float32 or 32-bit integer input), 8 (16-bit) or 16 (8-bit). */
+static void axis_short_rows_f32(float *out, const float *src, int64_t rows, int64_t G, int64_t V) {
+    switch (V) {
+    case 4: short_rows_of_f32(out, src, rows, G, 4); break;
+    case 8: short_rows_of_f32(out, src, rows, G, 8); break;
+    default: short_rows_of_f32(out, src, rows, G, 16); break;
+    }
+}
+
+static void axis_short_rows_f64(double *out, const double *src, int64_t rows, int64_t G, int64_t V) {
+    switch (V) {
+    case 2: short_rows_of_f64(out, src, rows, G, 2); break;
+    case 4: short_rows_of_f64(out, src, rows, G, 4); break;
+    case 8: short_rows_of_f64(out, src, rows, G, 8); break;
+    default: short_rows_of_f64(out, src, rows, G, 16); break;
     }
 }
 #else
-static int axis_short_rows_f32(float *out, const float *src, int64_t rows, int64_t G, int64_t V) {
-    (void)out, (void)src, (void)rows, (void)G, (void)V;
+static int axis_short_rows_fit_f32(int64_t G, int64_t V) {
+    (void)G, (void)V;
     return 0;
 }
-static int axis_short_rows_f64(double *out, const double *src, int64_t rows, int64_t G, int64_t V) {
-    (void)out, (void)src, (void)rows, (void)G, (void)V;
+static int axis_short_rows_fit_f64(int64_t G, int64_t V) {
+    (void)G, (void)V;
     return 0;
+}
+static void axis_short_rows_f32(float *out, const float *src, int64_t rows, int64_t G, int64_t V) {
+    (void)out, (void)src, (void)rows, (void)G, (void)V;
+}
+static void axis_short_rows_f64(double *out, const double *src, int64_t rows, int64_t G, int64_t V) {
+    (void)out, (void)src, (void)rows, (void)G, (void)V;
 }
 static int axis_rounds_simd_f32(float *part, const float *src, int64_t G, int64_t V, int64_t rounds) {
     (void)part, (void)src, (void)G, (void)V, (void)rounds;

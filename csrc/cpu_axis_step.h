@@ -15,11 +15,15 @@
 #define ROUNDS_SIMD AXC(axis_rounds_simd, ACC_NAME)
 #define LANES_TREE AXC(axis_lanes_tree, ACC_NAME)
 #define SHORT_ROWS AXC(axis_short_rows, ACC_NAME)
+#define SHORT_ROWS_FIT AXC(axis_short_rows_fit, ACC_NAME)
+#define PADDED_ROWS AXC(axis_padded_rows, ACC_NAME)
+#define ADD_ROWS AXC(axis_add_rows, ACC_NAME)
+#define ADD_ROWS_OF AXC(axis_add_rows_of, ACC_NAME)
 #define ROUNDS AXC(axis_rounds, ACC_NAME)
 #define ROW_ITEM AXC(axis_row_item, ACC_NAME)
 #define COLUMN_ITEM AXC(axis_column_item, ACC_NAME)
 #define ITEMS AXC(axis_items, ACC_NAME)
-#define SUM_RUN AXC(axis_sum_run, ACC_NAME)
+#define SUM_ROWS AXC(axis_sum_rows, ACC_NAME)
 
 /* in[first, first + count) of `dtype`, each converted to the accumulator as the model's loads do
  * (C's conversions), into buf. */
@@ -34,21 +38,14 @@ static void CONVERT(const void *in, cured_dtype dtype, int64_t first, int64_t co
 }
 
 #if ACC_WRAPS
-/* in[first, first + count) of `dtype`, converted as CONVERT does and added in index order: the
- * model's bits, since the sums wrap modulo 2^64 whatever the order. Where rows of integers took the
- * lanes' rounds and tree (build machine, the same runs as COLUMN_ITEM's): int32 (256, 256) along 1
- * 28.4 to 29.5 -> 10.6 us (numpy.sum 20.4 to 20.5), (64, 64) along 1 4.3 to 4.6 -> 1.8 (4.1 to
- * 4.2), (16, 16, 16) along (0, 2) 10.0 to 10.7 -> 2.9 (7.3 to 7.4). */
-static ACC_T SUM_RUN(const void *in, cured_dtype dtype, int64_t first, int64_t count) {
-    ACC_T sum = 0;
-#define RUN(T, EXPR)                                                        \
-    do {                                                                    \
-        const T *p = (const T *)in + first;                                 \
-        for (int64_t k = 0; k < count; ++k) sum += (ACC_T)(EXPR);           \
-    } while (0)
-    AXIS_EACH_DTYPE(dtype, RUN)
-#undef RUN
-    return sum;
+/* `rows` rows of R elements of `dtype` from in[at], each summed into out[r] modulo 2^64: the model's
+ * bits, since the sums wrap whatever the order (cpu_tiles.c's loop). Where rows of integers took
+ * the lanes' rounds and tree (build machine, the same runs as COLUMN_ITEM's): int32 (256, 256)
+ * along 1 28.4 to 29.5 -> 10.6 us (numpy.sum 20.4 to 20.5), (64, 64) along 1 4.3 to 4.6 -> 1.8
+ * (4.1 to 4.2), (16, 16, 16) along (0, 2) 10.0 to 10.7 -> 2.9 (7.3 to 7.4). Rows of one segment in
+ * one call rather than ROW_ITEM's call a row: int32 (65536, 2) along 1 244 -> 91 us (894). */
+static void SUM_ROWS(const void *in, cured_dtype dtype, int64_t at, int64_t rows, int64_t R, ACC_T *out) {
+    cured_cpu_integer_rows(dtype, (const char *)in + at * cured_dtype_size(dtype), rows, R, out);
 }
 #endif
 
@@ -74,6 +71,33 @@ static void ROUNDS(ACC_T *part, const ACC_T *src, int64_t G, int64_t V, int64_t 
 }
 #endif
 
+/* Rows of one round (chunks <= G <= 32) that SHORT_ROWS cannot read in place, shorter than the round
+ * (float32 rows of 10: 3 chunks, 4 lanes) or of another dtype (float16 into float32): converted into
+ * whole rounds a batch at a time, zeros past each row's end, then SHORT_ROWS over the batch. Each
+ * went through ROW_ITEM, whose vector loads waited on its scalar stores of the round a row
+ * (`perf annotate`: most of a float32 row of 10's 44 ns in those loads and the lanes' clear).
+ * Build machine, one thread (inputs under 2 MiB), wall time of cured.sum(device="cpu"), 2026-11-27
+ * 12:58 / 13:04 UTC, before -> after (numpy.sum in brackets): float32 (65536, 2) along 1 1181 -> 241
+ * us (941), (10000, 10) 445 -> 62.5 (195), float64 (10000, 3) 234 -> 43.6 (156), (2048, 3) 49.0 ->
+ * 9.9 (33.5), float16 (100, 100, 10) along 2 334 -> 195 (336). */
+#if !ACC_WRAPS
+#define PADDED_BATCH 2048 /* elements: 8 or 16 KiB, in L1; at least 4 rounds of 32 lanes of 16 */
+static void PADDED_ROWS(const cured_axis_step *s, const void *in, cured_dtype dtype, ACC_T *out, int64_t begin,
+                        int64_t end) {
+    const int64_t R = s->reduced, round = (int64_t)s->lanes * s->vector, batch = PADDED_BATCH / round;
+    ACC_T buf[PADDED_BATCH];
+    for (int64_t first = begin; first < end; first += batch) {
+        const int64_t rows = end - first < batch ? end - first : batch;
+        for (int64_t r = 0; r < rows; ++r) {
+            CONVERT(in, dtype, (first + r) * R, R, buf + r * round);
+            for (int64_t k = R; k < round; ++k) buf[r * round + k] = (ACC_T)0;
+        }
+        SHORT_ROWS(out + first, buf, rows, s->lanes, s->vector);
+    }
+}
+#undef PADDED_BATCH
+#endif
+
 /* Rows: segment `seg` of row `o` into out[o * segments + seg]. Lane g adds chunks g, g + G, ... of
  * the segment; a round is the G chunks the lanes add next, read from the input where it is already
  * the accumulator's type and whole (all the segment's rounds at once), else converted (and padded
@@ -86,7 +110,7 @@ static void ROW_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype
 #if ACC_WRAPS
     (void)direct;
     const int64_t end = last * V < R ? last * V : R;
-    out[o * s->segments + seg] = SUM_RUN(in, dtype, o * R + first * V, end - first * V);
+    SUM_ROWS(in, dtype, o * R + first * V, 1, end - first * V, out + o * s->segments + seg);
 #else
     const int64_t G = s->lanes, round = G * V;
     ACC_T part[CURED_AXIS_MAX_LANES];
@@ -114,6 +138,26 @@ static void ROW_ITEM(const cured_axis_step *s, const void *in, cured_dtype dtype
 #endif
 }
 
+/* sum[i] = (((start + r0[i]) + r1[i]) + ...) over n rows `apart` elements apart, start +0 or sum[i]:
+ * n and from_zero constants, so that each form is one vector loop. */
+static ALWAYS_INLINE void ADD_ROWS_OF(ACC_T *restrict sum, const ACC_T *restrict rows, int64_t apart, int64_t width,
+                                      const int n, const int from_zero) {
+    for (int64_t i = 0; i < width; ++i) {
+        ACC_T t = from_zero ? (ACC_T)0 : sum[i];
+        for (int k = 0; k < n; ++k) t += rows[k * apart + i];
+        sum[i] = t;
+    }
+}
+
+static void ADD_ROWS(ACC_T *sum, const ACC_T *rows, int64_t apart, int64_t width, int64_t n, int from_zero) {
+    switch (n) {
+    case 1: from_zero ? ADD_ROWS_OF(sum, rows, apart, width, 1, 1) : ADD_ROWS_OF(sum, rows, apart, width, 1, 0); break;
+    case 2: from_zero ? ADD_ROWS_OF(sum, rows, apart, width, 2, 1) : ADD_ROWS_OF(sum, rows, apart, width, 2, 0); break;
+    case 3: from_zero ? ADD_ROWS_OF(sum, rows, apart, width, 3, 1) : ADD_ROWS_OF(sum, rows, apart, width, 3, 0); break;
+    default: from_zero ? ADD_ROWS_OF(sum, rows, apart, width, 4, 1) : ADD_ROWS_OF(sum, rows, apart, width, 4, 0); break;
+    }
+}
+
 /* Columns: columns [i0, i0 + width) of segment `seg` of block `o` into out[(o * segments + seg) * I
  * + i0 ...]. Strand p adds rows p, p + P, ... of the segment into its sums of the block's columns,
  * a whole row at a time; then the strands' SEQUENTIAL tree. One strand adds straight into out. */
@@ -123,44 +167,38 @@ static void COLUMN_ITEM(const cured_axis_step *s, const void *in, cured_dtype dt
     const int64_t first = seg * s->segment, last = first + s->segment < R ? first + s->segment : R;
     ACC_T strands[STRAND_SUMS]; /* P x width <= 32 x V <= STRAND_SUMS where P > 1 */
     ACC_T buf[4 * COLUMN_BLOCK]; /* up to four rows of the block, converted */
-    ACC_T *const sums = P == 1 ? out + (o * s->segments + seg) * I + i0 : strands;
-    for (int64_t k = 0; k < P * width; ++k) sums[k] = (ACC_T)0;
-    int64_t r = first;
     if (P == 1) {
-        /* Four rows a pass over the sums: each column adds its rows in the same order, with a quarter
-         * of the sums' loads and stores (out overlaps neither the input nor buf: module.c's
-         * results_array gives a new array where a NumPy out= overlaps the input). (256, 256) along
-         * 0 on one thread of the build machine, 2026-11-27 11:30 UTC, two runs of each build
-         * (scripts/probes/axis_call_cost.py, wall time of the call; numpy.sum in brackets): float32
-         * 7.3 to 7.4 -> 5.2 to 5.3 us (9.2 to 9.6), float64 20.5 to 20.6 -> 9.3 to 9.6 (18.2 to
-         * 18.8), int32 into int64 (converted four rows at a time) 20.9 to 21.8 -> 17.2 to 17.3 (24.5
-         * to 25.0). */
-        ACC_T *restrict const sum = sums;
-        for (; r + 4 <= last; r += 4) {
-            const int64_t at = (o * R + r) * I + i0;
+        /* Up to four rows a pass over the sums, the first pass from +0: each column adds its rows in
+         * the same order, with a quarter of the sums' loads and stores and no cleared block (out
+         * overlaps neither the input nor buf: module.c's results_array gives a new array where a
+         * NumPy out= overlaps the input). (256, 256) along 0 on one thread of the build machine,
+         * 2026-11-27 11:30 UTC, two runs of each build (scripts/probes/axis_call_cost.py, wall time
+         * of the call; numpy.sum in brackets), a row a pass -> four: float32 7.3 to 7.4 -> 5.2 to
+         * 5.3 us (9.2 to 9.6), float64 20.5 to 20.6 -> 9.3 to 9.6 (18.2 to 18.8), int32 into int64
+         * (converted four rows at a time) 20.9 to 21.8 -> 17.2 to 17.3 (24.5 to 25.0). The first pass
+         * from +0 and the last of the one to three rows left, where a cleared block and a pass a row
+         * were: float64 (2, 65536) along 0 45.9 -> 21.0 us (34.6; 13:04 UTC). */
+        for (int64_t r = first; r < last; r += 4) {
+            const int64_t at = (o * R + r) * I + i0, n = last - r < 4 ? last - r : 4;
             const ACC_T *rows = (const ACC_T *)in + at;
             int64_t apart = I;
             if (!direct) {
-                for (int k = 0; k < 4; ++k) CONVERT(in, dtype, at + k * I, width, buf + k * width);
+                for (int64_t k = 0; k < n; ++k) CONVERT(in, dtype, at + k * I, width, buf + k * width);
                 rows = buf;
                 apart = width;
             }
-            const ACC_T *restrict const r0 = rows;
-            const ACC_T *restrict const r1 = r0 + apart;
-            const ACC_T *restrict const r2 = r1 + apart;
-            const ACC_T *restrict const r3 = r2 + apart;
-            for (int64_t i = 0; i < width; ++i) sum[i] = (((sum[i] + r0[i]) + r1[i]) + r2[i]) + r3[i];
+            ADD_ROWS(out + (o * s->segments + seg) * I + i0, rows, apart, width, n, r == first);
         }
-    }
-    for (; r < last; ++r) {
-        const int64_t at = (o * R + r) * I + i0;
-        const ACC_T *src = buf;
-        if (direct) src = (const ACC_T *)in + at;
-        else CONVERT(in, dtype, at, width, buf);
-        ACC_T *const sum = sums + ((r - first) % P) * width;
-        for (int64_t i = 0; i < width; ++i) sum[i] += src[i];
-    }
-    if (P > 1) {
+    } else {
+        for (int64_t k = 0; k < P * width; ++k) strands[k] = (ACC_T)0;
+        for (int64_t r = first; r < last; ++r) {
+            const int64_t at = (o * R + r) * I + i0;
+            const ACC_T *src = buf;
+            if (direct) src = (const ACC_T *)in + at;
+            else CONVERT(in, dtype, at, width, buf);
+            ACC_T *const sum = strands + ((r - first) % P) * width;
+            for (int64_t i = 0; i < width; ++i) sum[i] += src[i];
+        }
         TREE(strands, (int)P, width);
         memcpy(out + (o * s->segments + seg) * I + i0, strands, (size_t)width * sizeof(ACC_T));
     }
@@ -172,10 +210,21 @@ static void ITEMS(const cured_axis_step *s, const void *in, cured_dtype dtype, i
                   int64_t end) {
     ACC_T *const out = (ACC_T *)out_;
     if (s->inner == 1) {
-        /* Rows of one whole round each (items are rows then): cpu_axis.c's loop without a row's setup. */
-        if (direct && s->segments == 1 && s->reduced == s->lanes * s->vector &&
-            SHORT_ROWS(out + begin, (const ACC_T *)in + begin * s->reduced, end - begin, s->lanes, s->vector))
+        /* Rows of one segment, the items then: without a row's setup in ROW_ITEM. */
+#if ACC_WRAPS
+        if (s->segments == 1) {
+            SUM_ROWS(in, dtype, begin * s->reduced, end - begin, s->reduced, out + begin);
             return;
+        }
+#else
+        if (s->segments == 1 && s->chunks <= s->lanes && SHORT_ROWS_FIT(s->lanes, s->vector)) {
+            if (direct && s->reduced == (int64_t)s->lanes * s->vector)
+                SHORT_ROWS(out + begin, (const ACC_T *)in + begin * s->reduced, end - begin, s->lanes, s->vector);
+            else
+                PADDED_ROWS(s, in, dtype, out, begin, end);
+            return;
+        }
+#endif
         for (int64_t item = begin; item < end; ++item)
             ROW_ITEM(s, in, dtype, direct, item / s->segments, item % s->segments, out);
         return;
@@ -200,4 +249,8 @@ static void ITEMS(const cured_axis_step *s, const void *in, cured_dtype dtype, i
 #undef ROW_ITEM
 #undef COLUMN_ITEM
 #undef ITEMS
-#undef SUM_RUN
+#undef SUM_ROWS
+#undef SHORT_ROWS_FIT
+#undef PADDED_ROWS
+#undef ADD_ROWS
+#undef ADD_ROWS_OF

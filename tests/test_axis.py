@@ -354,6 +354,36 @@ def test_cpu_rows_of_one_or_two_chunks_have_the_models_bits(seed, dtype, width):
         assert bits(got)[rows // 2] == 0  # +0.0
 
 
+@pytest.mark.parametrize("dtype, acc", [pair for pair in model_pairs() if pair[1].startswith("float")], ids=str)
+def test_cpu_rows_of_one_round_have_the_models_bits(seed, dtype, acc):
+    """cpu_axis.c's rows of at most 32 chunks, each one round of its lanes: read in place where they
+    fill the round and are of the accumulator's type, else converted into whole rounds a batch at a
+    time with zeros past each row's end (float32 rows of 10: 3 chunks, 4 lanes; float16 into float32:
+    8-element chunks). Every length to 40 elements and around 32 chunks, more rows than a batch, on
+    one thread and three, against the scalar model, and a row of -0.0 (its chains start from +0.0)."""
+    v = 16 // np.dtype(dtype).itemsize
+    lengths = sorted(set(range(2, 41)) | {31 * v + 1, 32 * v - 1, 32 * v})
+    try:
+        for threads in (1, 3):
+            cured._cured._set_cpu_tiles(threads, False)
+            for length in lengths:
+                x = rand(seed + length, (301, length), dtype)
+                rng = np.random.default_rng([seed, length])
+                if x.dtype.kind == "f":  # magnitudes far apart, so that another order shows
+                    top = 3 if dtype == "float16" else 8
+                    x = (x * 10.0 ** rng.integers(-top, top + 1, x.shape)).astype(dtype)
+                    x[150] = -0.0
+                elif x.dtype.kind in "iu":
+                    x = x >> rng.integers(0, 8 * x.itemsize, x.shape).astype(x.dtype)
+                got, want = (cured._cured.sum_axes(x, x.shape, (False, True), np.dtype(acc), "cpu", model=model)
+                             for model in (False, True))
+                assert np.array_equal(bits(got), bits(want)), (threads, length)
+                if x.dtype.kind == "f":
+                    assert bits(got)[150] == 0, length  # +0.0
+    finally:
+        cured._cured._set_cpu_tiles(0, False)
+
+
 # ---- on the GPU ------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
