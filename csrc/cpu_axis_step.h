@@ -167,7 +167,12 @@ static void COLUMN_ITEM(const cured_axis_step *s, const void *in, cured_dtype dt
     const int64_t first = seg * s->segment, last = first + s->segment < R ? first + s->segment : R;
     ACC_T strands[STRAND_SUMS]; /* P x width <= 32 x V <= STRAND_SUMS where P > 1 */
     ACC_T buf[4 * COLUMN_BLOCK]; /* up to four rows of the block, converted */
-    if (P == 1) {
+    /* Integer sums wrap modulo 2^64, so that a segment's strands and their tree change no bit: the
+     * integer accumulator adds a segment's rows as one strand, four rows a pass. Build machine,
+     * wall time, 2026-11-27 13:33 UTC, strands -> one strand (numpy.sum in brackets): bool (100,
+     * 100, 10) along 1 124 -> 74 us (165), uint8 123 -> 57 (162), int32 97 -> 47 (158), int8 (64,
+     * 64, 64) along (0, 1) 105 -> 68 (126), (16, 16, 16) along 1 6.7 -> 2.7 (7.1). */
+    if (P == 1 || ACC_WRAPS) {
         /* Up to four rows a pass over the sums, the first pass from +0: each column adds its rows in
          * the same order, with a quarter of the sums' loads and stores and no cleared block (out
          * overlaps neither the input nor buf: module.c's results_array gives a new array where a
