@@ -1118,11 +1118,11 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
 }
 
 /* numpy_sum's route for the common call along axes, made without cured/numpy_sum.py's frames: a
- * NumPy array (not a subclass) of a dtype whose sums NumPy returns in the accumulator's dtype (all
- * but float16), axis= an int or a tuple of ints, each in range and none twice, the default version,
- * and nothing else asked. Axes that name every dimension make it a sum of every element
- * (sum_call, as axis=None); the others are summed by sum_axes_run, the results shaped as the kept
- * axes. Wall time on the 2-CPU build machine, 2026-11-27 11:03 UTC (scripts/probes/axis_call_cost.py,
+ * NumPy array (not a subclass) of a dtype cured sums, axis= an int or a tuple of ints, each in range
+ * and none twice, the default version, and nothing else asked. Axes that name every dimension make
+ * it a sum of every element (sum_call, as axis=None); the others are summed by sum_axes_run into
+ * NumPy's accumulator, which is the result's dtype but for float16 (float32 sums, each rounded once
+ * into float16, as the Python path's astype), the results shaped as the kept axes. Wall time on the 2-CPU build machine, 2026-11-27 11:03 UTC (scripts/probes/axis_call_cost.py,
  * in turns): (8, 8) along 0 1.2 to 1.3 us against 4.5 to 5.3 through Python (numpy.sum 2.3 to 2.7),
  * a 1-D array along 0 1.0 to 1.2 against 3.9 to 4.1 (numpy.sum 2.2 to 2.5); 3.3 to 4.6 us less a
  * call everywhere. Returns 1 with *result set (NULL with an exception set where the sum failed), or
@@ -1133,8 +1133,8 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
     const char kind = descr->kind;
     const int size = (int)PyDataType_ELSIZE(descr);
     const int ndim = PyArray_NDIM(input);
-    if (!PyDataType_ISNOTSWAPPED(descr) || !(kind == 'b' || kind == 'i' || kind == 'u' || (kind == 'f' && size >= 4)) ||
-        size > 8 || ndim < 1 || ndim > CURED_MAX_DIMS)
+    if (!PyDataType_ISNOTSWAPPED(descr) || !(kind == 'b' || kind == 'i' || kind == 'u' || kind == 'f') || size > 8 ||
+        ndim < 1 || ndim > CURED_MAX_DIMS)
         return 0;
     if (!PyLong_CheckExact(version) || PyLong_AsLong(version) != state_of(module)->default_version) {
         PyErr_Clear(); /* a version beyond a long: Python's error */
@@ -1165,12 +1165,16 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
         *result = sum_call(module, (PyObject *)input, version, NULL, place, 0, Py_None, 0, Py_None);
         return 1;
     }
-    /* NumPy's accumulator, which is the result's here; dtype_of cannot fail on the kinds taken above. */
-    const cured_acc default_acc = cured_default_acc((cured_dtype)dtype_of(descr));
-    PyArray_Descr *const acc = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(default_acc)));
-    PyObject *const flat =
-        sum_axes_run(module, (PyObject *)input, &axes, acc, place, Py_None, NULL, Py_None, 0, 0, 0, Py_None);
+    /* NumPy's accumulator; dtype_of cannot fail on the kinds taken above (float128 is 16 bytes). */
+    const cured_dtype in_dtype = (cured_dtype)dtype_of(descr);
+    PyArray_Descr *const acc = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(cured_default_acc(in_dtype))));
+    PyObject *flat = sum_axes_run(module, (PyObject *)input, &axes, acc, place, Py_None, NULL, Py_None, 0, 0, 0, Py_None);
     Py_DECREF(acc);
+    if (flat != NULL && in_dtype == CURED_FLOAT16) {
+        PyObject *const rounded = PyArray_CastToType((PyArrayObject *)flat, PyArray_DescrFromType(NPY_HALF), 0);
+        Py_DECREF(flat);
+        flat = rounded;
+    }
     if (flat == NULL) {
         *result = NULL;
         return 1;
