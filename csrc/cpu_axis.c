@@ -19,7 +19,11 @@
  * 64, 4.4 to 6.2 us against numpy's 4.2 to 4.7 (the Python layer's cost, not this file's: module.c's
  * axes_route took it out, 2.6 to 5.5 us on the H100's host on 2026-11-27). On the
  * 2-CPU build machine: 2.9 to 22 GB/s from 1024 x 1024 up, 0.6 to 6.1 times numpy.sum (before the
- * rows' SSE2, below). */
+ * rows' SSE2, below). On two H100 machines' 16-CPU hosts, 2026-11-27 13:23 and 13:39 UTC, with the
+ * loops below: 26 to 177 GB/s from 1024 x 1024 up, 2.6 to 27 times numpy.sum; over 500 small and
+ * middling cases of ten dtypes (scripts/probes/axis_cpu_shapes.py) the median 2.2 times numpy.sum,
+ * 3 cases slower at 13:39 (0.79 to 0.98: an int64 sum of 2 MiB that wakes the threads, two within
+ * 5%). */
 #include <stdlib.h>
 #include <string.h>
 
