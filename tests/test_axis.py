@@ -215,6 +215,77 @@ def test_numpy_errors():
     assert cured.sum(x, axis=0, where=True, device="cpu").shape == (3,)
 
 
+def random_call(rng):
+    """One random numpy.sum call: an array of 0 to 4 dimensions (extents 0 to 6), reversed or
+    transposed or byte-swapped views, any axis form (now and then a bad one), and dtype=, keepdims=
+    and initial=, each now and then."""
+    ndim = int(rng.integers(0, 5))
+    shape = tuple(int(rng.integers(0, 7)) if rng.random() < 0.1 else int(rng.integers(1, 7)) for _ in range(ndim))
+    x = random_array(int(rng.integers(1 << 30)), DTYPES[int(rng.integers(len(DTYPES)))], int(np.prod(shape)))
+    x = x.reshape(shape)
+    if ndim and rng.random() < 0.3:
+        x = x[tuple(slice(None, None, -1) if rng.random() < 0.5 else slice(None) for _ in range(ndim))]
+    if ndim > 1 and rng.random() < 0.3:
+        x = x.transpose(rng.permutation(ndim))
+    if rng.random() < 0.1:
+        x = x.astype(x.dtype.newbyteorder())
+    draw = rng.random()
+    if draw < 0.2 or not ndim:
+        axis = None if draw < 0.2 else ()
+    elif draw < 0.6:
+        axis = int(rng.integers(-ndim, ndim))
+    else:
+        axis = tuple(int(a) for a in rng.choice(ndim, size=int(rng.integers(0, ndim + 1)), replace=False))
+    if rng.random() < 0.05:  # NumPy's errors: an axis out of range, or one named twice
+        axis = (ndim, -ndim - 1)[int(rng.integers(2))] if not ndim or rng.random() < 0.5 else (0, -ndim)
+    kwargs = {}
+    if rng.random() < 0.3:
+        kwargs["keepdims"] = bool(rng.random() < 0.5)
+    if rng.random() < 0.2:
+        kwargs["dtype"] = DTYPES[int(rng.integers(len(DTYPES)))]
+    if rng.random() < 0.15:
+        kwargs["initial"] = int(rng.integers(0, 4))
+    return x, axis, kwargs
+
+
+def test_random_calls_match_numpy_sum(seed):
+    """3000 random calls on the CPU against numpy.sum (a fifth of those that return an array also
+    with a NumPy out= of its dtype): the same exception type, or the same type,
+    shape and dtype of result, integers and bools equal, floats within the bound that both orders
+    keep (each result within (n - 1) u sum|x| of the exact sum, n the terms with initial=, u the
+    accumulator's unit roundoff).
+    float16 accumulators are left out of the values: NumPy rounds each step of a strided float16
+    sum to float16 (and can overflow to inf where the exact sum is finite); cured adds in float32
+    and rounds once."""
+    rng = np.random.default_rng([seed, 13])
+    for call in range(3000):
+        x, axis, kwargs = random_call(rng)
+        try:
+            with np.errstate(all="ignore"):
+                want = np.sum(x, axis=axis, **kwargs)
+        except Exception as error:  # NumPy's refusal: cured must refuse alike
+            with pytest.raises(type(error)):
+                cured.sum(x, axis=axis, device="cpu", **kwargs)
+            continue
+        if np.ndim(want) and rng.random() < 0.2:
+            kwargs["out"] = np.empty_like(want)
+        with np.errstate(all="ignore"):
+            got = cured.sum(x, axis=axis, device="cpu", **kwargs)
+        case = (call, x.dtype, x.shape, x.strides, axis, {k: v for k, v in kwargs.items() if k != "out"})
+        if "out" in kwargs:
+            assert got is kwargs["out"], case
+        assert type(got) is type(want) and np.shape(got) == np.shape(want) and got.dtype == want.dtype, case
+        acc = np.dtype(kwargs.get("dtype") or np.sum(np.zeros(1, x.dtype)).dtype)
+        if want.dtype.kind in "biu":
+            assert np.array_equal(got, want), case
+        elif acc != np.float16 and x.dtype != np.float16:
+            initial = kwargs.get("initial", 0)  # one more term, added first by NumPy and last by cured
+            n = x.size // max(want.size, 1) + ("initial" in kwargs)  # terms an output adds
+            magnitude = np.sum(np.abs(x.astype(np.float64)), axis=axis, keepdims=kwargs.get("keepdims", False))
+            bound = max(n - 1, 1) * np.finfo(np.result_type(acc, np.float32)).eps / 2 * (magnitude + abs(initial))
+            assert np.all(np.abs(got.astype(np.float64) - want.astype(np.float64)) <= 2 * bound), case
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_plain_calls_along_axes_equal_the_general_path(seed, dtype):
     """A NumPy array along axes with nothing else asked is summed in C (module.c's axes_route); the
