@@ -5,7 +5,7 @@
  * once (one chain a column, so the compiler's vector adds keep each column's order), and a row step
  * takes the lanes' chunks a round at a time from a contiguous run, with no dtype switch an element.
  * The integer accumulator (ACC_WRAPS) adds modulo 2^64, where every order gives the same bits: its
- * rows are added in one pass, in index order.
+ * rows are added in one pass (cpu_tiles.c's loop), and a column segment's rows as one strand.
  * Zeros past the end of a row are added where the model leaves them out: adding +0 never changes a
  * sum that started from +0 (no sum that starts from +0 becomes -0 under rounding to nearest). */
 #define AXC_(a, b) a##_##b

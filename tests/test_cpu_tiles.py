@@ -60,6 +60,26 @@ def test_specials_and_misaligned_views(seed, dtype):
             assert same_bits(cured.sum(view, dtype="float64", device="cpu"), cured._cured.model_sum(view, 9, "float64"))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16"])
+def test_narrow_integers_at_their_extremes(cpu_tiles, dtype):
+    """1- and 2-byte inputs add blocks of 2^16 elements in 32 bits (cpu_tiles.c): every element at
+    the dtype's least or greatest value, the block sums at their limits (int16: -2^31 exactly), in
+    arrays of one block, one block and one element, and several blocks and a part; a bool array
+    whose bytes are not 0 and 1 counts each nonzero byte once, as NumPy does."""
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    for threads in (1, 3):
+        cpu_tiles(threads, False)
+        for n in (1 << 16, (1 << 16) + 1, 3 * (1 << 16) + 5):
+            for value in ((True,) if info is None else (info.min, info.max)):
+                x = np.full(n, value, dtype)
+                assert cured.sum(x, device="cpu") == np.sum(x) == n * int(value), (threads, n, value)
+                rows = x[: n >> 8 << 8].reshape(-1, 1 << 8)[:, 1:]  # along axes: rows of 255, a view
+                assert cured.sum(rows, axis=1, device="cpu").tolist() == np.sum(rows, axis=1).tolist()
+    if dtype == "bool":
+        x = np.arange(1 << 17, dtype=np.uint8).view(np.bool_)  # bytes 0 to 255
+        assert cured.sum(x, device="cpu") == np.sum(x) == (1 << 17) - (1 << 17) // 256
+
+
 def test_timing_says_where_the_sum_ran():
     x = np.arange(1000, dtype=np.float32)
     value, timing = cured.sum(x, device="cpu", timing=True)
