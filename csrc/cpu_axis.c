@@ -441,8 +441,8 @@ int cured_cpu_axis_sum_fast(const cured_axis_fold *fold, cured_dtype in_dtype, c
                            (acc == CURED_ACC_UINT64 && dtype == CURED_INT64);
         const int64_t per_unit = step->inner == 1 ? 1 : (step->inner + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
         step_job job = {step, src, dtype, direct, dst, items, step->outer * step->segments * per_unit, 1};
-        const int64_t bytes = step->outer * step->reduced * step->inner * (int64_t)cured_dtype_size(dtype);
-        const int threads = cured_cpu_threads_for(bytes);
+        const int threads = cured_cpu_threads_for(
+            cured_cpu_work_bytes(step->outer * step->reduced * step->inner, cured_dtype_size(dtype)));
         job.tasks = job.count < 8 * (int64_t)threads ? job.count : 8 * (int64_t)threads;
         if (job.tasks > 0) cured_pool_run(job.tasks, threads, step_task, &job);
         free(held);

@@ -429,7 +429,7 @@ int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc
     if (v->schedule != CURED_TILES || v->tree != CURED_TREE_WARPS || v->threads != THREADS || v->per_thread != VECTORS)
         return cured_cpu_sum(v, dtype, acc, cured_acc_dtype(acc), in, n, result); /* not V9's shape: the model */
     const int item = cured_dtype_size(dtype);
-    const int threads = cured_cpu_threads_for(n * item);
+    const int threads = cured_cpu_threads_for(cured_cpu_work_bytes(n, item));
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
     if (n == 0) return 0;
     if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {

@@ -457,6 +457,15 @@ void cured_set_cpu_tiles(int threads, int plain);
  * costs more), then one a 256 KiB up to the CPUs, or what cured_set_cpu_tiles forced. */
 int cured_cpu_threads_for(int64_t bytes);
 
+/* The bytes cured_cpu_threads_for is given for `elements` elements of `item` bytes: 1- and 2-byte
+ * elements count as 4, since a thread's time on them goes by elements (each is widened or
+ * converted), not by bytes. On the H100 machine's 16-CPU host (2026-11-27 14:00 UTC,
+ * scripts/probes/cpu_threads.py, wall time), the threads this picks against the one thread that
+ * counting bytes picked: 2^20 int8 46.9 us against 105.9, int16 47.3 against 99.6, float16 51.3
+ * against 134.8, 2^19 float16 44.6 against 66.2; within 7% of the best thread count from 2^12 to
+ * 2^22 but at 2^18 int8 (49.1 against 45.8 on four threads). */
+static inline int64_t cured_cpu_work_bytes(int64_t elements, int item) { return elements * (item < 4 ? 4 : item); }
+
 /* `rows` consecutive rows of `length` integer or bool elements of `dtype` at `in`, each row's sum
  * modulo 2^64 (every order's bits: the integer accumulators' order is free) into out[r]. */
 void cured_cpu_integer_rows(cured_dtype dtype, const void *in, int64_t rows, int64_t length, uint64_t *out);
