@@ -288,7 +288,8 @@ static ALWAYS_INLINE void one_chunk_rows_f64(double *out, const double *src, int
 static ALWAYS_INLINE void two_chunk_rows_f32(float *out, const float *src, int64_t rows, const int V) {
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4) {
-        const __m128 a = chains_f32(src + 2 * V * r, 0, V), b = chains_f32(src + 2 * V * r + 4 * V, 0, V); /* lanes 0, 1 */
+        /* rows r, r + 1 and r + 2, r + 3: lanes 0 and 1 of each */
+        const __m128 a = chains_f32(src + 2 * V * r, 0, V), b = chains_f32(src + 2 * V * r + 4 * V, 0, V);
         const __m128 lane0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
         const __m128 lane1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
         _mm_storeu_ps(out + r, _mm_add_ps(lane0, lane1));

@@ -1122,10 +1122,11 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
  * and none twice, the default version, and nothing else asked. Axes that name every dimension make
  * it a sum of every element (sum_call, as axis=None); the others are summed by sum_axes_run into
  * NumPy's accumulator, which is the result's dtype but for float16 (float32 sums, each rounded once
- * into float16, as the Python path's astype), the results shaped as the kept axes. Wall time on the 2-CPU build machine, 2026-11-27 11:03 UTC (scripts/probes/axis_call_cost.py,
- * in turns): (8, 8) along 0 1.2 to 1.3 us against 4.5 to 5.3 through Python (numpy.sum 2.3 to 2.7),
- * a 1-D array along 0 1.0 to 1.2 against 3.9 to 4.1 (numpy.sum 2.2 to 2.5); 3.3 to 4.6 us less a
- * call everywhere. Returns 1 with *result set (NULL with an exception set where the sum failed), or
+ * into float16, as the Python path's astype), the results shaped as the kept axes. Wall time on the
+ * 2-CPU build machine, 2026-11-27 11:03 UTC (scripts/probes/axis_call_cost.py, in turns): (8, 8)
+ * along 0 1.2 to 1.3 us against 4.5 to 5.3 through Python (numpy.sum 2.3 to 2.7), a 1-D array
+ * along 0 1.0 to 1.2 against 3.9 to 4.1 (numpy.sum 2.2 to 2.5); 3.3 to 4.6 us less a call
+ * everywhere. Returns 1 with *result set (NULL with an exception set where the sum failed), or
  * 0 where the call is not this route's: Python takes it, and raises NumPy's errors for a bad axis. */
 static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyObject *version, const char *place,
                       PyObject **result) {
