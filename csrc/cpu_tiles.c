@@ -271,13 +271,20 @@ typedef struct {
     block_adder adder;
     void *partials;     /* t.tiles accumulators */
     int64_t tiles_a_task;
+    int blocks_at_once; /* BLOCKS_AT_ONCE, or 1 */
 } tiles_job;
 
 /* The most blocks (a vector of each of the THREADS threads) a tile's chains are given at once: a
  * tile has VECTORS of them a step, and more steps as the input grows past CURED_MAX_TILES tiles.
  * Fewer than VECTORS, so that every whole tile continues its chains from lanes[] once, at every
- * length the tests try (5 ran as fast as 64: the chains' reload is 2 KiB a 32 KiB tile). */
+ * length the tests try (5 ran as fast as 64: the chains' reload is 2 KiB a 32 KiB tile).
+ * Only where a thread's share of the input is at most CACHED_BYTES_A_THREAD: reading 5 blocks at
+ * once is 5 streams of one 4 KiB page each, which the hardware prefetchers follow poorly from
+ * memory. One thread of the build machine, float64, in turns in one process (2026-11-27 14:48 UTC,
+ * 5 blocks -> 1): 2^14 2.9 -> 3.1 us, 2^16 9.8 -> 11.0, 2^18 40.9 -> 42.4, 2^22 1821 -> 1171,
+ * 2^23 4190 -> 2322 (numpy.sum 2^22 850 to 900). */
 #define BLOCKS_AT_ONCE 5
+#define CACHED_BYTES_A_THREAD ((int64_t)1 << 20)
 
 /* The WARPS tree over s[0, 256), as the kernel's shuffles and the model's TREE add. */
 #define DEFINE_TILES(ACC_T, SUFFIX)                                                                \
@@ -317,7 +324,7 @@ typedef struct {
                 at = (const char *)padded;                                                         \
             }                                                                                      \
             blocks[count++] = at;                                                                   \
-            if (count == BLOCKS_AT_ONCE || first + block >= end || first + block >= job->n) {  \
+            if (count == job->blocks_at_once || first + block >= end || first + block >= job->n) {  \
                 if (job->adder.add_blocks != NULL) job->adder.add_blocks(lanes, blocks, count);       \
                 else                                                                               \
                     for (int k = 0; k < count; ++k) job->adder.add(lanes, blocks[k]);               \
@@ -460,8 +467,9 @@ int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc
     void *partials = malloc((size_t)t.tiles * (is_double ? sizeof(double) : sizeof(float)));
     if (partials == NULL) return -1;
     const int64_t tasks = tasks_for(threads, t.tiles);
+    const int cached = n * item / threads <= CACHED_BYTES_A_THREAD;
     const tiles_job job = {(const char *)in, dtype, n, t, (plain_setting ? plain : fast)[dtype][is_double], partials,
-                           ceil_div(t.tiles, tasks)};
+                           ceil_div(t.tiles, tasks), cached ? BLOCKS_AT_ONCE : 1};
     cured_pool_run(tasks, threads, is_double ? tiles_task_f64 : tiles_task_f32, (void *)&job);
     if (is_double) {
         const double sum = combine_f64((const double *)partials, t.tiles);
