@@ -9,8 +9,9 @@
 typedef void (*cured_task_fn)(void *context, int64_t task);
 
 /* Runs fn(context, k) for every k in [0, tasks), on the calling thread and up to `threads` - 1 of the
- * pool's (0: as many as the machine has CPUs), and returns when every task is done. Tasks are taken
- * in order as threads come free; a job's tasks may run in any order and at once. One job runs at
+ * pool's (0: as many as the machine has CPUs), and returns when every task is done. The tasks are cut
+ * into one contiguous range a thread, which that thread takes in order, and then any thread done
+ * with its own; a job's tasks may run in any order and at once. One job runs at
  * a time: while another thread's job holds the pool, and whenever a pool thread cannot be had,
  * this caller runs the tasks it cannot hand out itself, so a job always finishes. */
 void cured_pool_run(int64_t tasks, int threads, cured_task_fn fn, void *context);
