@@ -127,32 +127,47 @@ static ALWAYS_INLINE void rounds_f64(double *part, const double *src, int64_t ro
     for (int q = 0; q < groups; ++q) _mm_storeu_pd(part + 2 * q, acc[q]);
 }
 
-static int axis_rounds_simd_f32(float *part, const float *src, int64_t G, int64_t V, int64_t rounds) {
-    if (V != 4) return 0;
-    switch (G) {
-    case 4: rounds_f32(part, src, rounds, 16, 1); return 1;
-    case 8: rounds_f32(part, src, rounds, 32, 2); return 1;
-    case 16: rounds_f32(part, src, rounds, 64, 4); return 1;
-    default: /* 32 lanes a pass (8 registers), each pass over all the rounds: a warp's row, a block's */
-        if (G % 32 != 0) return 0;
-        for (int64_t pass = 0; pass < G / 32; ++pass) rounds_f32(part + 32 * pass, src + 128 * pass, rounds, 4 * G, 8);
-        return 1;
-    }
-}
-
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CURED_AXIS_AVX2 1
 #include <immintrin.h>
-/* Rows of 32 lanes and more where the CPU has AVX2: four lanes a register, one round after another,
- * the lanes' sums in part[] (in L1) between rounds, so that the input is read in order; meanwhile
- * part[] holds each group's lanes in the order (0, 2, 1, 3) that in-lane unpacks of two 32-byte
- * loads give. The SSE2 passes of 16 lanes over all the rounds read a block row's 64 KiB segment 16
- * times, 256 bytes every 4 KiB, which the prefetchers follow poorly. One thread of the build
- * machine, wall time of cured.sum(axis=1, device="cpu"), in turns in one process, 2026-11-27 14:52
- * UTC, SSE2 passes -> this (numpy.sum in brackets): (2, 65536) 29.4 -> 21.6 us (24.8), (1, 2^18)
- * 56.9 -> 35.4 (46.4), (64, 4096) 53.8 -> 42.9 (47.4), (128, 512) 14.0 -> 10.3 (16.1), (32, 2000)
- * 12.9 -> 8.9 (14.3), (512, 128) 18.9 -> 18.8 (22.3); by default (two threads) (16, 65536) 151 ->
- * 96 (172). */
+/* Rows of 32 lanes and more where the CPU has AVX2: 8 float32 or 4 float64 lanes a register, one
+ * round after another, the lanes' sums in part[] (in L1) between rounds, so that the input is read
+ * in order. Meanwhile part[] holds each register's lanes in the order that in-lane unpacks of
+ * 32-byte loads give them: (0, 2, 4, 6, 1, 3, 5, 7) for float32 (as cpu_tiles.c's kernel), (0, 2,
+ * 1, 3) for float64. The SSE2 passes (rounds_f32/f64) read a block row's segment 8 (float32) or
+ * 16 times (float64), 512 or 256 bytes every 4 KiB, which the prefetchers follow poorly. One thread of the build
+ * machine, wall time of cured.sum(axis=1, device="cpu"), in turns in one process, SSE2 passes ->
+ * these (numpy.sum in brackets): float64 (2026-11-27 14:52 UTC) (2, 65536) 29.4 -> 21.6 us (24.8),
+ * (1, 2^18) 56.9 -> 35.4 (46.4), (64, 4096) 53.8 -> 42.9 (47.4), (128, 512) 14.0 -> 10.3 (16.1),
+ * (32, 2000) 12.9 -> 8.9 (14.3), (512, 128) 18.9 -> 18.8 (22.3); float32 (14:57 UTC) (2, 65536)
+ * 15.0 -> 8.5 (22.5), (1, 2^18) 31.1 -> 18.3 (43.6), (64, 4096) 30.8 -> 23.1 (44.6), (128, 512) 9.4
+ * -> 6.6 (15.0), (256, 256) 11.4 -> 9.2 (16.7), (1000, 1000) 128 -> 98 (168). */
+__attribute__((target("avx2"))) static void order_lanes_f32(float *part, int64_t G, __m256i index) {
+    for (int64_t g = 0; g < G; g += 8)
+        _mm256_storeu_ps(part + g, _mm256_permutevar8x32_ps(_mm256_loadu_ps(part + g), index));
+}
+
+__attribute__((target("avx2"))) static void rounds_f32_avx2(float *part, const float *src, int64_t G,
+                                                            int64_t rounds) {
+    order_lanes_f32(part, G, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    for (int64_t r = 0; r < rounds; ++r, src += 4 * G)
+        for (int64_t g = 0; g < G; g += 8) {
+            const float *p = src + 4 * g;
+            const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + 8);
+            const __m256 r2 = _mm256_loadu_ps(p + 16), r3 = _mm256_loadu_ps(p + 24);
+            const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+            const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+            __m256 a = _mm256_loadu_ps(part + g);
+            a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0x44)); /* element 0 of the 8 lanes' chunks */
+            a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0xEE)); /* element 1 */
+            a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0x44)); /* element 2 */
+            a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0xEE)); /* element 3 */
+            _mm256_storeu_ps(part + g, a);
+        }
+    order_lanes_f32(part, G, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* Lanes 1 and 2 of each register swapped: (0, 1, 2, 3) <-> (0, 2, 1, 3). */
 __attribute__((target("avx2"))) static void swap_middle_lanes(double *part, int64_t G) {
     for (int64_t g = 0; g < G; g += 4)
         _mm256_storeu_pd(part + g, _mm256_permute4x64_pd(_mm256_loadu_pd(part + g), 0xD8));
@@ -165,13 +180,32 @@ __attribute__((target("avx2"))) static void rounds_f64_avx2(double *part, const 
         for (int64_t g = 0; g < G; g += 4) {
             const __m256d a = _mm256_loadu_pd(src + 2 * g), b = _mm256_loadu_pd(src + 2 * g + 4);
             __m256d acc = _mm256_loadu_pd(part + g);
-            acc = _mm256_add_pd(acc, _mm256_unpacklo_pd(a, b));
-            acc = _mm256_add_pd(acc, _mm256_unpackhi_pd(a, b));
+            acc = _mm256_add_pd(acc, _mm256_unpacklo_pd(a, b)); /* element 0 of the 4 lanes' chunks */
+            acc = _mm256_add_pd(acc, _mm256_unpackhi_pd(a, b)); /* element 1 */
             _mm256_storeu_pd(part + g, acc);
         }
     swap_middle_lanes(part, G);
 }
 #endif
+
+static int axis_rounds_simd_f32(float *part, const float *src, int64_t G, int64_t V, int64_t rounds) {
+    if (V != 4) return 0;
+#ifdef CURED_AXIS_AVX2
+    if (G >= 32 && __builtin_cpu_supports("avx2")) {
+        rounds_f32_avx2(part, src, G, rounds);
+        return 1;
+    }
+#endif
+    switch (G) {
+    case 4: rounds_f32(part, src, rounds, 16, 1); return 1;
+    case 8: rounds_f32(part, src, rounds, 32, 2); return 1;
+    case 16: rounds_f32(part, src, rounds, 64, 4); return 1;
+    default: /* 32 lanes a pass (8 registers), each pass over all the rounds: a warp's row, a block's */
+        if (G % 32 != 0) return 0;
+        for (int64_t pass = 0; pass < G / 32; ++pass) rounds_f32(part + 32 * pass, src + 128 * pass, rounds, 4 * G, 8);
+        return 1;
+    }
+}
 
 static int axis_rounds_simd_f64(double *part, const double *src, int64_t G, int64_t V, int64_t rounds) {
     if (V != 2) return 0;
