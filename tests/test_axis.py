@@ -455,6 +455,26 @@ def test_cpu_rows_of_one_round_have_the_models_bits(seed, dtype, acc):
         cured._cured._set_cpu_tiles(0, False)
 
 
+
+@pytest.mark.parametrize("acc", ["float32", "float64"])
+def test_cpu_float16_inputs_convert_as_the_model(acc):
+    """Every float16 bit pattern (subnormals, infinities, NaNs, -0.0) through cpu_axis.c's conversion
+    (F16C's eight at a time where the CPU has it, else one by one) along columns and rows of every
+    length kind, against the scalar model's cured_half_to_float: bit for bit, any NaN equal to any
+    NaN (a NaN's payload is the CPU's). Deterministic: the input is all 2^16 patterns, shuffled."""
+    patterns = np.arange(1 << 16, dtype=np.uint16)
+    order = np.random.default_rng(16).permutation(patterns.size)
+    x = patterns[order].view(np.float16)
+    for shape, reduce in (((2, 32768), (True, False)), ((256, 256), (False, True)), ((65536 // 13, 13), (False, True)),
+                          ((13, 65536 // 13), (True, False)), ((16, 4096), (False, True))):
+        y = x[:int(np.prod(shape))].reshape(shape)
+        got, want = (cured._cured.sum_axes(y, shape, reduce, np.dtype(acc), "cpu", model=model)
+                     for model in (False, True))
+        nan = np.isnan(got) & np.isnan(want)
+        assert np.array_equal(np.isnan(got), np.isnan(want)), shape
+        assert np.array_equal(bits(got)[~nan], bits(want)[~nan]), shape
+
+
 # ---- on the GPU ------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
