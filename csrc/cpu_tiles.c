@@ -200,6 +200,18 @@ static void f64_to_thread_order(void *lanes_) {
     }
 }
 
+/* a (4 threads' chains) += elements 0, 1, 2, 3 of each thread, rk holding thread k's 4 elements,
+ * in that order: a 4x4 transpose of doubles. */
+__attribute__((target("avx2"))) static inline __m256d add_4x4_f64(__m256d a, __m256d r0, __m256d r1, __m256d r2,
+                                                                   __m256d r3) {
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    a = _mm256_add_pd(a, _mm256_permute2f128_pd(t0, t2, 0x20)); /* element 0 */
+    a = _mm256_add_pd(a, _mm256_permute2f128_pd(t1, t3, 0x20)); /* element 1 */
+    a = _mm256_add_pd(a, _mm256_permute2f128_pd(t0, t2, 0x31)); /* element 2 */
+    return _mm256_add_pd(a, _mm256_permute2f128_pd(t1, t3, 0x31)); /* element 3 */
+}
+
 /* float32 into double (dtype=float64): each thread's 4 floats widen exactly to 4 doubles, then a
  * 4x4 transpose of 4 threads. */
 __attribute__((target("avx2"))) static void add_f32_f64_avx2(void *lanes_, const void *block_) {
@@ -209,13 +221,28 @@ __attribute__((target("avx2"))) static void add_f32_f64_avx2(void *lanes_, const
         const float *p = block + i * 4;
         const __m256d r0 = _mm256_cvtps_pd(_mm_loadu_ps(p)), r1 = _mm256_cvtps_pd(_mm_loadu_ps(p + 4));
         const __m256d r2 = _mm256_cvtps_pd(_mm_loadu_ps(p + 8)), r3 = _mm256_cvtps_pd(_mm_loadu_ps(p + 12));
-        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+        _mm256_storeu_pd(lanes + i, add_4x4_f64(_mm256_loadu_pd(lanes + i), r0, r1, r2, r3));
+    }
+}
+
+/* float16 into double (dtype=float64): each thread's 8 halves widen exactly to 8 floats (F16C), then
+ * to doubles, elements 0 to 3 of 4 threads and then 4 to 7 as float32's. Element by element (the
+ * plain chains) 2^16 took 81.3 us on one thread of the build machine where numpy.sum(x,
+ * dtype=np.float64) took 68.8; now 15.2 (2026-11-27 15:20 UTC; 2^20 688 -> 136 to 220, numpy.sum 1072). */
+__attribute__((target("avx2,f16c"))) static void add_f16_f64_avx2(void *lanes_, const void *block_) {
+    double *lanes = (double *)lanes_;
+    const __m128i *block = (const __m128i *)block_;
+    for (int i = 0; i < THREADS; i += 4) {
+        __m256 f[4];
+        for (int k = 0; k < 4; ++k) f[k] = _mm256_cvtph_ps(_mm_loadu_si128(block + i + k));
         __m256d a = _mm256_loadu_pd(lanes + i);
-        a = _mm256_add_pd(a, _mm256_permute2f128_pd(t0, t2, 0x20)); /* element 0 */
-        a = _mm256_add_pd(a, _mm256_permute2f128_pd(t1, t3, 0x20)); /* element 1 */
-        a = _mm256_add_pd(a, _mm256_permute2f128_pd(t0, t2, 0x31)); /* element 2 */
-        a = _mm256_add_pd(a, _mm256_permute2f128_pd(t1, t3, 0x31)); /* element 3 */
+        __m256d lo[4], hi[4]; /* elements 0 to 3, 4 to 7 */
+        for (int k = 0; k < 4; ++k) {
+            lo[k] = _mm256_cvtps_pd(_mm256_castps256_ps128(f[k]));
+            hi[k] = _mm256_cvtps_pd(_mm256_extractf128_ps(f[k], 1));
+        }
+        a = add_4x4_f64(a, lo[0], lo[1], lo[2], lo[3]);
+        a = add_4x4_f64(a, hi[0], hi[1], hi[2], hi[3]);
         _mm256_storeu_pd(lanes + i, a);
     }
 }
@@ -254,7 +281,9 @@ static void choose_fast(void) {
     fast[CURED_FLOAT32][0] = (block_adder){add_f32_f32_avx2, f32_to_thread_order, NULL};
     fast[CURED_FLOAT64][1] = (block_adder){NULL, f64_to_thread_order, add_f64_f64_blocks_avx2};
     fast[CURED_FLOAT32][1] = (block_adder){add_f32_f64_avx2, NULL, NULL};
-    if (__builtin_cpu_supports("f16c")) fast[CURED_FLOAT16][0] = (block_adder){add_f16_f32_avx2, NULL, NULL};
+    if (!__builtin_cpu_supports("f16c")) return;
+    fast[CURED_FLOAT16][0] = (block_adder){add_f16_f32_avx2, NULL, NULL};
+    fast[CURED_FLOAT16][1] = (block_adder){add_f16_f64_avx2, NULL, NULL};
 }
 #else
 static void choose_fast(void) { memcpy(fast, plain, sizeof fast); }
