@@ -225,10 +225,11 @@ __attribute__((target("avx2"))) static void add_f32_f64_avx2(void *lanes_, const
     }
 }
 
-/* float16 into double (dtype=float64): each thread's 8 halves widen exactly to 8 floats (F16C), then
- * to doubles, elements 0 to 3 of 4 threads and then 4 to 7 as float32's. Element by element (the
- * plain chains) 2^16 took 81.3 us on one thread of the build machine where numpy.sum(x,
- * dtype=np.float64) took 68.8; now 15.2 (2026-11-27 15:20 UTC; 2^20 688 -> 136 to 220, numpy.sum 1072). */
+/* float16 into double (dtype=float64): each thread's 8 halves widen exactly to 8 floats (F16C),
+ * then to doubles, elements 0 to 3 of 4 threads and then 4 to 7 as float32's. Element by element
+ * (the plain chains) 2^16 took 81.3 us on one thread of the build machine where numpy.sum(x,
+ * dtype=np.float64) took 68.8; now 15.2 (2026-11-27 15:20 UTC; 2^20 688 -> 136 to 220, numpy.sum
+ * 1072). */
 __attribute__((target("avx2,f16c"))) static void add_f16_f64_avx2(void *lanes_, const void *block_) {
     double *lanes = (double *)lanes_;
     const __m128i *block = (const __m128i *)block_;
