@@ -156,7 +156,9 @@ static ALWAYS_INLINE void ADD_ROWS_OF(ACC_T *restrict sum, const ACC_T *restrict
     }
 }
 
-static void ADD_ROWS(ACC_T *sum, const ACC_T *rows, int64_t apart, int64_t width, int64_t n, int from_zero) {
+/* Built for AVX2 too (cpu_axis.c's AXIS_CLONES): each column's additions are the same, more columns an add. */
+AXIS_CLONES static void ADD_ROWS(ACC_T *sum, const ACC_T *rows, int64_t apart, int64_t width, int64_t n,
+                                 int from_zero) {
     switch (n) {
     case 1: from_zero ? ADD_ROWS_OF(sum, rows, apart, width, 1, 1) : ADD_ROWS_OF(sum, rows, apart, width, 1, 0); break;
     case 2: from_zero ? ADD_ROWS_OF(sum, rows, apart, width, 2, 1) : ADD_ROWS_OF(sum, rows, apart, width, 2, 0); break;
