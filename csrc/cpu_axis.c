@@ -40,7 +40,8 @@
 _Static_assert(STRAND_SUMS <= COLUMN_BLOCK, "a column step with several strands fits one block of columns");
 
 /* cpu_axis_step.h's loops over an input run: RUN(T, EXPR) for `dtype`, the element p[k] of type T
- * converted as the model's loads convert it (C's conversions) by EXPR. */
+ * converted as the model's loads convert it (C's conversions) by EXPR. (Float accumulators take
+ * float16 through axis_halves_f32/f64 instead, eight at a time.) */
 #define AXIS_EACH_DTYPE(dtype, RUN)                                      \
     switch (dtype) {                                                     \
     case CURED_BOOL: RUN(uint8_t, p[k] != 0); break;                     \
@@ -496,7 +497,7 @@ static void axis_halves_f64(const uint16_t *p, int64_t count, double *out) {
  * as well made each row's conversion a call through the loader's choice, which cost more than it
  * gave where rows are narrow (bool (100, 100, 10) along 1 74 -> 104 us); clones of COLUMN_ITEM or
  * ITEMS, whose callees were not inlined into them, gained nothing. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef CURED_AXIS_AVX2
 #define AXIS_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define AXIS_CLONES
