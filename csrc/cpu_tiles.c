@@ -228,55 +228,62 @@ __attribute__((target("avx2"))) static void add_f32_f64_avx2(void *lanes_, const
     }
 }
 
-/* float16 into double (dtype=float64): each thread's 8 halves widen exactly to 8 floats (F16C),
- * then to doubles, elements 0 to 3 of 4 threads and then 4 to 7 as float32's. Element by element
- * (the plain chains) 2^16 took 81.3 us on one thread of the build machine where numpy.sum(x,
- * dtype=np.float64) took 68.8; now 15.2 (2026-11-27 15:20 UTC; 2^20 688 -> 136 to 220, numpy.sum
- * 1072). */
-__attribute__((target("avx2,f16c"))) static void add_f16_f64_avx2(void *lanes_, const void *block_) {
-    double *lanes = (double *)lanes_;
-    const __m128i *block = (const __m128i *)block_;
-    for (int i = 0; i < THREADS; i += 4) {
-        __m256 f[4];
-        for (int k = 0; k < 4; ++k) f[k] = _mm256_cvtph_ps(_mm_loadu_si128(block + i + k));
-        __m256d a = _mm256_loadu_pd(lanes + i);
-        __m256d lo[4], hi[4]; /* elements 0 to 3, 4 to 7 */
-        for (int k = 0; k < 4; ++k) {
-            lo[k] = _mm256_cvtps_pd(_mm256_castps256_ps128(f[k]));
-            hi[k] = _mm256_cvtps_pd(_mm256_extractf128_ps(f[k], 1));
-        }
-        a = add_4x4_f64(a, lo[0], lo[1], lo[2], lo[3]);
-        a = add_4x4_f64(a, hi[0], hi[1], hi[2], hi[3]);
-        _mm256_storeu_pd(lanes + i, a);
+/* Inputs of 2-byte words (float16, int16, uint16), each thread's vector 8 elements that WIDEN makes
+ * 8 floats, exactly (F16C's conversion; an int16 or uint16 is an integer below 2^24):
+ *  - into double: elements 0 to 3 of 4 threads and then 4 to 7, widened again, as float32's;
+ *  - into float: an 8x8 transpose of 8 threads' words, then each element row widened and added.
+ * float16 element by element (the plain chains): 2^16 into float64 took 81.3 us on one thread of
+ * the build machine where numpy.sum(x, dtype=np.float64) took 68.8; now 15.2 (2026-11-27 15:20
+ * UTC; 2^20 688 -> 136 to 220, numpy.sum 1072). int16 and uint16 into float32 and float64 were 0.92
+ * to 0.98 of numpy.sum's speed at 2^16 and 2^18 (2026-11-27 17:30 UTC). */
+#define DEFINE_WORDS_ADDERS(SUFFIX, WIDEN, TARGET)                                                 \
+    __attribute__((target(TARGET))) static void add_##SUFFIX##_f64_avx2(void *lanes_, const void *block_) { \
+        double *lanes = (double *)lanes_;                                                          \
+        const __m128i *block = (const __m128i *)block_;                                            \
+        for (int i = 0; i < THREADS; i += 4) {                                                     \
+            __m256 f[4];                                                                           \
+            for (int k = 0; k < 4; ++k) f[k] = WIDEN(_mm_loadu_si128(block + i + k));             \
+            __m256d a = _mm256_loadu_pd(lanes + i);                                                \
+            __m256d lo[4], hi[4]; /* elements 0 to 3, 4 to 7 */                                    \
+            for (int k = 0; k < 4; ++k) {                                                          \
+                lo[k] = _mm256_cvtps_pd(_mm256_castps256_ps128(f[k]));                             \
+                hi[k] = _mm256_cvtps_pd(_mm256_extractf128_ps(f[k], 1));                           \
+            }                                                                                      \
+            a = add_4x4_f64(a, lo[0], lo[1], lo[2], lo[3]);                                        \
+            a = add_4x4_f64(a, hi[0], hi[1], hi[2], hi[3]);                                        \
+            _mm256_storeu_pd(lanes + i, a);                                                        \
+        }                                                                                          \
+    }                                                                                              \
+    __attribute__((target(TARGET))) static void add_##SUFFIX##_f32_avx2(void *lanes_, const void *block_) { \
+        float *lanes = (float *)lanes_;                                                            \
+        const __m128i *block = (const __m128i *)block_;                                            \
+        for (int i = 0; i < THREADS; i += 8) {                                                     \
+            __m128i r[8], s[8], t[8];                                                              \
+            for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128(block + i + k);                     \
+            for (int k = 0; k < 4; ++k) {                                                          \
+                s[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);                             \
+                s[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);                         \
+            }                                                                                      \
+            for (int k = 0; k < 2; ++k)                                                            \
+                for (int h = 0; h < 2; ++h) {                                                      \
+                    t[4 * k + 2 * h] = _mm_unpacklo_epi32(s[4 * k + h], s[4 * k + h + 2]);         \
+                    t[4 * k + 2 * h + 1] = _mm_unpackhi_epi32(s[4 * k + h], s[4 * k + h + 2]);     \
+                }                                                                                  \
+            /* t[0]: elements 0,1 of threads 0..3; t[1]: 2,3; t[2]: 4,5; t[3]: 6,7; t[4..7]: threads 4..7. */ \
+            __m256 a = _mm256_loadu_ps(lanes + i);                                                 \
+            for (int k = 0; k < 4; ++k) {                                                          \
+                a = _mm256_add_ps(a, WIDEN(_mm_unpacklo_epi64(t[k], t[k + 4])));                  \
+                a = _mm256_add_ps(a, WIDEN(_mm_unpackhi_epi64(t[k], t[k + 4])));                  \
+            }                                                                                      \
+            _mm256_storeu_ps(lanes + i, a);                                                        \
+        }                                                                                          \
     }
-}
-
-/* float16 into float: an 8x8 transpose of 8 threads' halves (16-bit words), then each element row
- * widens exactly to 8 floats (F16C) and is added. */
-__attribute__((target("avx2,f16c"))) static void add_f16_f32_avx2(void *lanes_, const void *block_) {
-    float *lanes = (float *)lanes_;
-    const __m128i *block = (const __m128i *)block_;
-    for (int i = 0; i < THREADS; i += 8) {
-        __m128i r[8], s[8], t[8];
-        for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128(block + i + k);
-        for (int k = 0; k < 4; ++k) {
-            s[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
-            s[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
-        }
-        for (int k = 0; k < 2; ++k)
-            for (int h = 0; h < 2; ++h) {
-                t[4 * k + 2 * h] = _mm_unpacklo_epi32(s[4 * k + h], s[4 * k + h + 2]);
-                t[4 * k + 2 * h + 1] = _mm_unpackhi_epi32(s[4 * k + h], s[4 * k + h + 2]);
-            }
-        /* t[0]: elements 0,1 of threads 0..3; t[1]: 2,3; t[2]: 4,5; t[3]: 6,7; t[4..7]: threads 4..7. */
-        __m256 a = _mm256_loadu_ps(lanes + i);
-        for (int k = 0; k < 4; ++k) {
-            a = _mm256_add_ps(a, _mm256_cvtph_ps(_mm_unpacklo_epi64(t[k], t[k + 4])));
-            a = _mm256_add_ps(a, _mm256_cvtph_ps(_mm_unpackhi_epi64(t[k], t[k + 4])));
-        }
-        _mm256_storeu_ps(lanes + i, a);
-    }
-}
+#define WIDEN_F16(v) _mm256_cvtph_ps(v)
+#define WIDEN_I16(v) _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(v))
+#define WIDEN_U16(v) _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(v))
+DEFINE_WORDS_ADDERS(f16, WIDEN_F16, "avx2,f16c")
+DEFINE_WORDS_ADDERS(i16, WIDEN_I16, "avx2")
+DEFINE_WORDS_ADDERS(u16, WIDEN_U16, "avx2")
 
 static void choose_fast(void) {
     memcpy(fast, plain, sizeof fast);
@@ -285,6 +292,10 @@ static void choose_fast(void) {
     fast[CURED_FLOAT32][0] = (block_adder){add_f32_f32_avx2, f32_to_thread_order, NULL};
     fast[CURED_FLOAT64][1] = (block_adder){NULL, f64_to_thread_order, add_f64_f64_blocks_avx2};
     fast[CURED_FLOAT32][1] = (block_adder){add_f32_f64_avx2, NULL, NULL};
+    fast[CURED_INT16][0] = (block_adder){add_i16_f32_avx2, NULL, NULL};
+    fast[CURED_INT16][1] = (block_adder){add_i16_f64_avx2, NULL, NULL};
+    fast[CURED_UINT16][0] = (block_adder){add_u16_f32_avx2, NULL, NULL};
+    fast[CURED_UINT16][1] = (block_adder){add_u16_f64_avx2, NULL, NULL};
     if (!__builtin_cpu_supports("f16c")) return;
     fast[CURED_FLOAT16][0] = (block_adder){add_f16_f32_avx2, NULL, NULL};
     fast[CURED_FLOAT16][1] = (block_adder){add_f16_f64_avx2, NULL, NULL};
@@ -395,6 +406,7 @@ DEFINE_TILES(double, f64)
 typedef struct {
     const char *in;
     cured_dtype dtype;
+    int lane_bytes; /* 8: modulo 2^64 (cured_cpu_integer_rows); 1, 2, 4: wrapped_sum's lanes */
     int64_t n, per_task;
     uint64_t *partials;
 } integer_job;
@@ -469,18 +481,82 @@ INTEGER_ROWS_CLONES void cured_cpu_integer_rows(cured_dtype dtype, const void *i
     }
 }
 
+/* Sums into a result of 1, 2 or 4 bytes (dtype=int8 to uint32): NumPy adds in the result's dtype,
+ * wrapping, which is the sum modulo 2^64 wrapped; lanes of the result's width hold two to eight
+ * times as many elements a vector as 64-bit ones, and need no blocks (a lane never overflows, it
+ * wraps as the result does). Each element is cast to the lane as NumPy casts it to the result
+ * (sign- or zero-extended, or its low bits kept). 128 bytes of lanes, four AVX2 chains: with one,
+ * the loop's speed hung on where the compiler placed it (2^17 int16 on one thread of the build
+ * machine 5.6 us, uint16 3.5, the two loops alike but for their address). */
+#define SUM_WRAPPED(IN_T, LANE_T, VALUE)                                                           \
+    do {                                                                                           \
+        enum { LANES = 128 / sizeof(LANE_T) };                                                     \
+        const IN_T *p = (const IN_T *)in;                                                          \
+        LANE_T lanes[LANES] = {0}, sum = 0;                                                        \
+        int64_t i = 0;                                                                             \
+        for (; i + LANES <= n; i += LANES)                                                         \
+            for (int k = 0; k < LANES; ++k) lanes[k] += (LANE_T)VALUE(p[i + k]);                   \
+        for (int k = 0; k < LANES; ++k) sum += lanes[k];                                           \
+        for (; i < n; ++i) sum += (LANE_T)VALUE(p[i]);                                             \
+        return (uint64_t)sum;                                                                      \
+    } while (0)
+/* The inputs no wider than lanes of 1, 2 and 4 bytes. */
+#define INPUTS_UP_TO_1(LANE_T)                                                                     \
+    case CURED_BOOL: SUM_WRAPPED(uint8_t, LANE_T, NONZERO);                                        \
+    case CURED_INT8: SUM_WRAPPED(int8_t, LANE_T, AS_IS);                                           \
+    case CURED_UINT8: SUM_WRAPPED(uint8_t, LANE_T, AS_IS);
+#define INPUTS_UP_TO_2(LANE_T)                                                                     \
+    INPUTS_UP_TO_1(LANE_T)                                                                         \
+    case CURED_INT16: SUM_WRAPPED(int16_t, LANE_T, AS_IS);                                         \
+    case CURED_UINT16: SUM_WRAPPED(uint16_t, LANE_T, AS_IS);
+#define INPUTS_UP_TO_4(LANE_T)                                                                     \
+    INPUTS_UP_TO_2(LANE_T)                                                                         \
+    case CURED_INT32: SUM_WRAPPED(int32_t, LANE_T, AS_IS);                                         \
+    case CURED_UINT32: SUM_WRAPPED(uint32_t, LANE_T, AS_IS);
+
+/* Lanes of `lane_bytes` (1, 2 or 4) for inputs no wider (cured_cpu_wrapped_sum); 0 for others. */
+INTEGER_ROWS_CLONES static uint64_t wrapped_sum(cured_dtype dtype, int lane_bytes, const void *in, int64_t n) {
+    switch (lane_bytes) {
+    case 1: switch (dtype) { INPUTS_UP_TO_1(uint8_t) default: return 0; }
+    case 2: switch (dtype) { INPUTS_UP_TO_2(uint16_t) default: return 0; }
+    default: switch (dtype) { INPUTS_UP_TO_4(uint32_t) default: return 0; }
+    }
+}
+
 static void integer_task(void *context, int64_t task) {
     const integer_job *job = (const integer_job *)context;
     const int64_t first = task * job->per_task;
     const int64_t count = job->n - first < job->per_task ? job->n - first : job->per_task;
     const char *at = job->in + (size_t)first * (size_t)cured_dtype_size(job->dtype);
     job->partials[task] = 0;
-    if (count > 0) cured_cpu_integer_rows(job->dtype, at, 1, count, &job->partials[task]);
+    if (count <= 0) return;
+    if (job->lane_bytes == 8) cured_cpu_integer_rows(job->dtype, at, 1, count, &job->partials[task]);
+    else job->partials[task] = wrapped_sum(job->dtype, job->lane_bytes, at, count);
+}
+
+#define MAX_INTEGER_TASKS 256
+
+/* The integers' sum modulo 2^(8 * lane_bytes), on `threads` of the pool. */
+static uint64_t integer_sum(cured_dtype dtype, int lane_bytes, const void *in, int64_t n, int threads) {
+    uint64_t partials[MAX_INTEGER_TASKS];
+    const int64_t tasks = tasks_for(threads, MAX_INTEGER_TASKS);
+    integer_job job = {(const char *)in, dtype, lane_bytes, n, ceil_div(n, tasks), partials};
+    cured_pool_run(tasks, threads, integer_task, &job);
+    uint64_t sum = 0;
+    for (int64_t k = 0; k < tasks; ++k) sum += partials[k];
+    return sum;
+}
+
+uint64_t cured_cpu_wrapped_sum(cured_dtype dtype, int result_bytes, const void *in, int64_t n) {
+    const int item = cured_dtype_size(dtype);
+    /* An input wider than the result: keeping each element's low bits in lanes cost more than the
+     * 64-bit sum (2^18 int64 into int32 on one thread of the build machine 34.4 us, 22.4). */
+    if (item > result_bytes) return integer_sum(dtype, 8, in, n, cured_cpu_threads_for(cured_cpu_work_bytes(n, item)));
+    /* A thread's time goes by the lanes' bytes: an int8 summed into 32-bit lanes costs as an int32. */
+    return integer_sum(dtype, result_bytes, in, n, cured_cpu_threads_for(n * result_bytes));
 }
 
 /* ---- the sum ----------------------------------------------------------------------------------- */
-
-#define MAX_INTEGER_TASKS 256
 
 int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc, const void *in, int64_t n,
                         void *result) {
@@ -491,12 +567,7 @@ int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
     if (n == 0) return 0;
     if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {
-        uint64_t partials[MAX_INTEGER_TASKS];
-        const int64_t tasks = tasks_for(threads, MAX_INTEGER_TASKS);
-        integer_job job = {(const char *)in, dtype, n, ceil_div(n, tasks), partials};
-        cured_pool_run(tasks, threads, integer_task, &job);
-        uint64_t sum = 0;
-        for (int64_t k = 0; k < tasks; ++k) sum += partials[k];
+        const uint64_t sum = integer_sum(dtype, 8, in, n, threads);
         memcpy(result, &sum, sizeof sum);
         return 0;
     }

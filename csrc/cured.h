@@ -470,6 +470,11 @@ static inline int64_t cured_cpu_work_bytes(int64_t elements, int item) { return 
  * modulo 2^64 (every order's bits: the integer accumulators' order is free) into out[r]. */
 void cured_cpu_integer_rows(cured_dtype dtype, const void *in, int64_t rows, int64_t length, uint64_t *out);
 
+/* The sum of `n` integer or bool elements of `dtype` at `in` modulo 2^(8 * result_bytes), for a
+ * result of 1, 2 or 4 bytes (dtype=int8 to uint32, which NumPy sums in, wrapping), in lanes of that
+ * width on the pool's threads (cpu_tiles.c). Only the low 8 * result_bytes bits of the return count. */
+uint64_t cured_cpu_wrapped_sum(cured_dtype dtype, int result_bytes, const void *in, int64_t n);
+
 /* Device set-up shared by every GPU entry point, done once a device and process: checks that a
  * device is there and gives the current device's memory pool a release threshold that keeps freed
  * memory cached between calls. Writes the current device into *device (unless NULL). */

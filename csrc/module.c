@@ -101,23 +101,29 @@ static int npy_type_of(cured_dtype dtype) {
 }
 
 /* Resolves the accumulator and the result's dtype for summing `in` with dtype= `requested` (NULL
- * for none), as numpy.sum does. Returns 0, or -1 with TypeError set. */
-static int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc, cured_dtype *result) {
+ * for none), as numpy.sum does. With `wrap` (else NULL), dtype= may also be an integer of 1 to 4
+ * bytes, which NumPy sums in, wrapping: the accumulator is then the 64-bit integer of its kind and
+ * *wrap that dtype (elsewhere *result). Returns 0, or -1 with TypeError set. */
+static int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc, cured_dtype *result,
+                       cured_dtype *wrap) {
     if (requested == NULL) {
         *acc = cured_default_acc(in);
         *result = in == CURED_FLOAT16 ? CURED_FLOAT16 : cured_acc_dtype(*acc);
+        if (wrap != NULL) *wrap = *result;
         return 0;
     }
     if (PyDataType_ISNOTSWAPPED(requested)) {
         const int size = (int)PyDataType_ELSIZE(requested);
         const char kind = requested->kind;
-        if (kind == 'i' && size == 8) *acc = CURED_ACC_INT64;
-        else if (kind == 'u' && size == 8) *acc = CURED_ACC_UINT64;
+        const int narrow = wrap != NULL && (kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4);
+        if ((kind == 'i' && size == 8) || (narrow && kind == 'i')) *acc = CURED_ACC_INT64;
+        else if ((kind == 'u' && size == 8) || (narrow && kind == 'u')) *acc = CURED_ACC_UINT64;
         else if (kind == 'f' && size == 4) *acc = CURED_ACC_FLOAT32;
         else if (kind == 'f' && size == 8) *acc = CURED_ACC_FLOAT64;
         else if (kind == 'f' && size == 2 && in == CURED_FLOAT16) *acc = CURED_ACC_FLOAT32; /* as NumPy */
         else goto unsupported;
         *result = kind == 'f' && size == 2 ? CURED_FLOAT16 : cured_acc_dtype(*acc);
+        if (wrap != NULL) *wrap = narrow ? (cured_dtype)dtype_of(requested) : *result;
         if (cured_dtype_is_float(in) && !cured_dtype_is_float(*result)) {
             PyErr_Format(PyExc_TypeError,
                          "cured.sum: cannot sum %s input in an integer dtype (%S): NumPy's cast of "
@@ -130,7 +136,8 @@ static int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc,
 unsupported:
     PyErr_Format(PyExc_TypeError,
                  "cured.sum: dtype=%S is not supported; cured accumulates in int64, uint64, float32 or "
-                 "float64 (and float16, accumulated in float32, for float16 input)",
+                 "float64 (and float16, accumulated in float32, for float16 input; integers of 1 to 4 "
+                 "bytes, wrapping)",
                  requested);
     return -1;
 }
@@ -143,6 +150,8 @@ typedef struct {
     const cured_version *version; /* NULL: CUB */
     cured_dtype in_dtype, result_dtype;
     cured_acc acc;
+    cured_dtype scalar_dtype; /* the returned scalar's: result_dtype, or a dtype= of int8 to uint32
+                                 that the 64-bit integer sum wraps into, as NumPy's sum in it */
     int resolved;             /* in_dtype, acc and result_dtype are set */
     int state;                /* return V10's exact state (bytes), not the sum */
 } sum_args;
@@ -186,11 +195,13 @@ static int parse_version(PyObject *version_obj, int allow_cub, const cured_versi
  * `requested` (NULL: none), by args->version. Returns 0, or -1 with TypeError set. */
 static int resolve_dtypes(PyArray_Descr *descr, PyArray_Descr *requested, sum_args *args) {
     const int dtype = dtype_of(descr);
-    if (dtype < 0 || resolve_acc((cured_dtype)dtype, requested, &args->acc, &args->result_dtype) < 0) return -1;
+    if (dtype < 0 ||
+        resolve_acc((cured_dtype)dtype, requested, &args->acc, &args->result_dtype, &args->scalar_dtype) < 0)
+        return -1;
     args->in_dtype = (cured_dtype)dtype;
     if (args->state && !cured_dtype_is_float(args->result_dtype)) { /* V10's integer sums wrap; its state is exact */
         args->acc = CURED_ACC_FLOAT64;
-        args->result_dtype = CURED_FLOAT64;
+        args->result_dtype = args->scalar_dtype = CURED_FLOAT64;
     }
     if (args->version == NULL && args->acc != cured_default_acc(args->in_dtype)) {
         PyErr_Format(PyExc_TypeError, "cured.sum: version='cub' sums %s with NumPy's default accumulator only, "
@@ -233,6 +244,23 @@ static int prepare(PyObject *input, int is_dlpack, PyObject *version_obj, PyArra
 
 /* A NumPy scalar of the result dtype from the accumulator's 8 bytes. */
 static PyObject *result_scalar(const sum_args *args, const void *value) {
+    if (args->scalar_dtype != args->result_dtype) { /* the integer sum's low bits, which are NumPy's */
+        uint64_t sum;
+        uint8_t low8;
+        uint16_t low16;
+        uint32_t low32;
+        const void *low = &low32;
+        memcpy(&sum, value, sizeof sum);
+        switch (cured_dtype_size(args->scalar_dtype)) {
+        case 1: low8 = (uint8_t)sum, low = &low8; break;
+        case 2: low16 = (uint16_t)sum, low = &low16; break;
+        default: low32 = (uint32_t)sum; break;
+        }
+        PyArray_Descr *descr = PyArray_DescrFromType(npy_type_of(args->scalar_dtype));
+        PyObject *result = PyArray_Scalar((void *)low, descr, NULL);
+        Py_DECREF(descr);
+        return result;
+    }
     PyArray_Descr *acc_descr = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(args->acc)));
     PyObject *result = PyArray_Scalar((void *)value, acc_descr, NULL);
     Py_DECREF(acc_descr);
@@ -285,6 +313,11 @@ static int check_out_element(const device_array *out, const sum_args *args) {
     }
     const int out_dtype = dtype_of(out->descr);
     if (out_dtype < 0) return -1;
+    if (args->scalar_dtype != args->result_dtype) { /* the kernels write 8-byte integers */
+        PyErr_Format(PyExc_TypeError, "cured.sum: an out= on the device takes the accumulator's dtype or float16, "
+                     "not %s", cured_dtype_name(args->scalar_dtype));
+        return -1;
+    }
     if ((cured_dtype)out_dtype != args->result_dtype) {
         PyErr_Format(PyExc_TypeError, "cured.sum: out= has dtype %s but the sum's result is %s (pass dtype=%s, or an "
                      "out= of dtype %s)", cured_dtype_name((cured_dtype)out_dtype), cured_dtype_name(args->result_dtype),
@@ -445,7 +478,7 @@ static int check_a_gpu(PyObject *module) {
 static PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_obj, PyArray_Descr *requested,
                           const char *device, int want_timing, PyObject *out_obj, int state, PyObject *initial_obj) {
     PyObject *result = NULL;
-    sum_args args = {NULL, NULL, 0, 0, 0, 0, state};
+    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0, state};
     device_array array, out;
     acc_value value;
     cured_timing timing;
@@ -536,9 +569,13 @@ static PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_o
             struct timespec start, end;
             Py_BEGIN_ALLOW_THREADS
             clock_gettime(CLOCK_MONOTONIC, &start);
-            failed = args.version->tree == CURED_TREE_WARPS
-                         ? cured_cpu_tiles_sum(args.version, args.in_dtype, args.acc, data, n, &value)
-                         : cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), data, n, &value);
+            if (args.version->tree != CURED_TREE_WARPS)
+                failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), data, n, &value);
+            else if (args.scalar_dtype != args.result_dtype) { /* V9's bits: integers' order is free */
+                value.u64 = cured_cpu_wrapped_sum(args.in_dtype, cured_dtype_size(args.scalar_dtype), data, n);
+                failed = 0;
+            } else
+                failed = cured_cpu_tiles_sum(args.version, args.in_dtype, args.acc, data, n, &value);
             clock_gettime(CLOCK_MONOTONIC, &end);
             Py_END_ALLOW_THREADS
             if (failed) {
@@ -595,24 +632,36 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
     PyObject *const input = argv[0], *const axis = argv[1], *const dtype = argv[2], *const out = argv[3],
                     *const keepdims = argv[4], *const initial = argv[5], *const where = argv[6],
                     *const version = argv[7], *const device = argv[8], *const timing = argv[9];
-    const int float_acc = dtype == Py_None ||
-                          (PyArray_DescrCheck(dtype) && PyDataType_ISNOTSWAPPED((PyArray_Descr *)dtype) &&
-                           (((PyArray_Descr *)dtype)->type_num == NPY_FLOAT || ((PyArray_Descr *)dtype)->type_num == NPY_DOUBLE));
+    /* dtype= as NumPy takes it (a dtype, a scalar type such as numpy.float64, a name); what does not
+     * convert goes to Python, which raises NumPy's error. */
+    PyArray_Descr *requested = NULL;
+    if (dtype != Py_None && !PyArray_DescrConverter2(dtype, &requested)) PyErr_Clear();
+    const int float_acc = dtype == Py_None || (requested != NULL && PyDataType_ISNOTSWAPPED(requested) &&
+                                               (requested->type_num == NPY_FLOAT || requested->type_num == NPY_DOUBLE));
+    /* dtype= an integer for a NumPy array of integers or bools: the sum wraps into it (resolve_acc);
+     * a float array is cast to it first, element by element, and a device out= refused, in Python. */
+    const int integer_acc = requested != NULL && PyDataType_ISNOTSWAPPED(requested) &&
+                            (requested->kind == 'i' || requested->kind == 'u') && out == Py_None &&
+                            PyArray_CheckExact(input) &&
+                            (PyArray_ISINTEGER((PyArrayObject *)input) || PyArray_ISBOOL((PyArrayObject *)input));
     const int plain = keepdims == Py_False && initial == state->no_value && where == Py_True && timing == Py_False &&
                       PyUnicode_Check(device);
     /* A subclass of ndarray goes to Python, which refuses those with a sum of their own. */
-    const int here = axis == Py_None && plain && float_acc && !PyArray_Check(out) &&
+    const int here = axis == Py_None && plain && (float_acc || integer_acc) && !PyArray_Check(out) &&
                      (!PyArray_Check(input) || PyArray_CheckExact(input));
     const int along_axes = axis != Py_None && plain && dtype == Py_None && out == Py_None && PyArray_CheckExact(input);
-    if (!here && !along_axes) return PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
-    const char *place = PyUnicode_AsUTF8(device);
-    if (place == NULL) return NULL;
-    if (here)
-        return sum_call(module, input, version, dtype == Py_None ? NULL : (PyArray_Descr *)dtype, place, 0, out, 0,
-                        Py_None);
-    PyObject *summed;
-    if (axes_route(module, (PyArrayObject *)input, axis, version, place, &summed)) return summed;
-    return PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
+    const char *const place = here || along_axes ? PyUnicode_AsUTF8(device) : NULL;
+    PyObject *result = NULL;
+    if ((here || along_axes) && place == NULL) goto done;
+    if (here) {
+        result = sum_call(module, input, version, requested, place, 0, out, 0, Py_None);
+        goto done;
+    }
+    if (!along_axes || !axes_route(module, (PyArrayObject *)input, axis, version, place, &result))
+        result = PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
+done:
+    Py_XDECREF(requested);
+    return result;
 }
 
 /* cured.numpy_sum, once imported: its Python path for what numpy_sum does not take, and its
@@ -889,7 +938,7 @@ static PyObject *sum_axes_run(PyObject *module, PyObject *input, const axes_arg 
     cured_acc acc;
     cured_dtype unused_result;
     const int acc_dtype = dtype_of(acc_descr);
-    if (acc_dtype < 0 || resolve_acc((cured_dtype)acc_dtype, acc_descr, &acc, &unused_result) < 0) goto done;
+    if (acc_dtype < 0 || resolve_acc((cured_dtype)acc_dtype, acc_descr, &acc, &unused_result, NULL) < 0) goto done;
     if (cured_acc_dtype(acc) != (cured_dtype)acc_dtype) {
         PyErr_Format(PyExc_TypeError, "sum_axes: acc must be int64, uint64, float32 or float64, not %S", acc_descr);
         goto done;
@@ -1197,7 +1246,7 @@ static PyObject *py_bench(PyObject *module, PyObject *pos, PyObject *kwargs) {
     PyObject *input, *version_obj, *result = NULL;
     int repeats, warmup;
     long long min_bytes;
-    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0};
+    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0, 0};
     double *seconds = NULL;
     if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OOiiL:bench", keywords, &input, &version_obj, &repeats,
                                      &warmup, &min_bytes))
@@ -1473,7 +1522,7 @@ static PyObject *py_model_sum(PyObject *module, PyObject *pos, PyObject *kwargs)
     static char *keywords[] = {"a", "version", "dtype", NULL};
     PyObject *input, *version_obj, *result = NULL;
     PyArray_Descr *requested = NULL;
-    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0};
+    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0, 0};
     acc_value value;
     (void)module;
     if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&:model_sum", keywords, &input, &version_obj,

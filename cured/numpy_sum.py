@@ -309,10 +309,11 @@ def _direct_out(numpy_out, acc: np.dtype, result: np.dtype):
 
 def _whole_sum(a, version, requested, acc, result, device, timing, device_out, initial, initial_bytes):
     """A sum of every element, by `version`: the result (timed: (result, SumTiming)) or device_out."""
-    # The kernel rounds into the result where it can (once: an exact version into float16), else it
-    # returns the accumulator, which NumPy then casts.
+    # The kernel rounds into the result where it can (once: an exact version into float16), and the
+    # C extension wraps an integer sum into a narrower integer result (NumPy's bits); else it returns
+    # the accumulator, which NumPy then casts.
     direct = result in _ACCS or (result == _FLOAT16 and acc == np.float32)
-    ask = result if direct and initial is _NO_VALUE else acc
+    ask = result if (direct or result.kind in "iu") and initial is _NO_VALUE else acc
     if device_out is not None:
         if not direct:
             raise TypeError(f"cured.sum: an out= on the device takes the accumulator's dtype or float16, not {result}")

@@ -80,6 +80,27 @@ def test_narrow_integers_at_their_extremes(cpu_tiles, dtype):
         assert cured.sum(x, device="cpu") == np.sum(x) == (1 << 17) - (1 << 17) // 256
 
 
+INTEGERS = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+
+
+@pytest.mark.parametrize("dtype", INTEGERS)
+def test_integer_sums_wrap_into_every_integer_dtype(seed, cpu_tiles, dtype):
+    """dtype= an integer of 1 to 8 bytes: NumPy sums in it, wrapping; cured sums in lanes of its width
+    where the input is no wider (cpu_tiles.c's wrapped_sum, 128 bytes of lanes a step), else modulo
+    2^64, and keeps the low bits. Whole-range data, lengths around the lanes' step and the threads'
+    shares, the result's dtype and value as numpy.sum's (a lane cast that zero-extends a signed
+    input, or a tail left out, fails it)."""
+    x = random_array(seed, np.dtype(dtype), (1 << 20) + 131)
+    for threads in (1, 3):
+        cpu_tiles(threads, False)
+        for n in (0, 1, 127, 128, 129, 1000, (1 << 16) + 3, x.size):
+            for into in INTEGERS[1:]:
+                want = np.sum(x[:n], dtype=into)
+                got = cured.sum(x[:n], dtype=into, device="cpu")
+                assert type(got) is type(want) and got == want, (threads, n, into, got, want)
+                assert cured._cured.model_sum(x[:n], 9, into) == want
+
+
 def test_timing_says_where_the_sum_ran():
     x = np.arange(1000, dtype=np.float32)
     value, timing = cured.sum(x, device="cpu", timing=True)
