@@ -614,15 +614,17 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     return result;
 }
 
-static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyObject *version, const char *place,
-                      PyObject **result);
+static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyArray_Descr *requested, PyObject *out,
+                      int keepdims, PyObject *version, const char *place, PyObject **result);
 
 /* cured.sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing): NumPy's
  * signature, every argument given, as cured/numpy_sum.py's sum passes it on. The common calls, a
  * sum of every element into a NumPy scalar or a device element (out=), and a NumPy array's sum
- * along axes with nothing else asked (axes_route), are made here, without Python's frames (issue
- * 12: they cost 0.75 us a call on an H100; along axes, 3.3 to 4.6 us on the build machine); every
- * other call goes to the Python function _set_python_sum gave. */
+ * along axes, with keepdims=, dtype= or a NumPy out= (axes_route), are made here, without Python's
+ * frames (issue 12: they cost 0.75 us a call on an H100; along axes, 3.3 to 4.6 us on the build
+ * machine, and 4 to 7 us with keepdims=, dtype= or out=); every other call (initial=, where=,
+ * timing=True, a cast of each element, and every argument error) goes to the Python function
+ * _set_python_sum gave. */
 static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_t argc) {
     module_state *state = state_of(module);
     if (argc != 10)
@@ -644,12 +646,12 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
                             (requested->kind == 'i' || requested->kind == 'u') && out == Py_None &&
                             PyArray_CheckExact(input) &&
                             (PyArray_ISINTEGER((PyArrayObject *)input) || PyArray_ISBOOL((PyArrayObject *)input));
-    const int plain = keepdims == Py_False && initial == state->no_value && where == Py_True && timing == Py_False &&
-                      PyUnicode_Check(device);
+    const int plain = initial == state->no_value && where == Py_True && timing == Py_False && PyUnicode_Check(device);
     /* A subclass of ndarray goes to Python, which refuses those with a sum of their own. */
-    const int here = axis == Py_None && plain && (float_acc || integer_acc) && !PyArray_Check(out) &&
-                     (!PyArray_Check(input) || PyArray_CheckExact(input));
-    const int along_axes = axis != Py_None && plain && dtype == Py_None && out == Py_None && PyArray_CheckExact(input);
+    const int here = axis == Py_None && plain && keepdims == Py_False && (float_acc || integer_acc) &&
+                     !PyArray_Check(out) && (!PyArray_Check(input) || PyArray_CheckExact(input));
+    const int along_axes = !here && plain && (keepdims == Py_False || keepdims == Py_True) &&
+                           PyArray_CheckExact(input) && (out == Py_None || PyArray_CheckExact(out));
     const char *const place = here || along_axes ? PyUnicode_AsUTF8(device) : NULL;
     PyObject *result = NULL;
     if ((here || along_axes) && place == NULL) goto done;
@@ -657,7 +659,8 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
         result = sum_call(module, input, version, requested, place, 0, out, 0, Py_None);
         goto done;
     }
-    if (!along_axes || !axes_route(module, (PyArrayObject *)input, axis, version, place, &result))
+    if (!along_axes ||
+        !axes_route(module, (PyArrayObject *)input, axis, requested, out, keepdims == Py_True, version, place, &result))
         result = PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
 done:
     Py_XDECREF(requested);
@@ -1166,19 +1169,24 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     return result;
 }
 
-/* numpy_sum's route for the common call along axes, made without cured/numpy_sum.py's frames: a
- * NumPy array (not a subclass) of a dtype cured sums, axis= an int or a tuple of ints, each in range
- * and none twice, the default version, and nothing else asked. Axes that name every dimension make
- * it a sum of every element (sum_call, as axis=None); the others are summed by sum_axes_run into
- * NumPy's accumulator, which is the result's dtype but for float16 (float32 sums, each rounded once
- * into float16, as the Python path's astype), the results shaped as the kept axes. Wall time on the
- * 2-CPU build machine, 2026-11-27 11:03 UTC (scripts/probes/axis_call_cost.py, in turns): (8, 8)
- * along 0 1.2 to 1.3 us against 4.5 to 5.3 through Python (numpy.sum 2.3 to 2.7), a 1-D array
- * along 0 1.0 to 1.2 against 3.9 to 4.1 (numpy.sum 2.2 to 2.5); 3.3 to 4.6 us less a call
- * everywhere. Returns 1 with *result set (NULL with an exception set where the sum failed), or
- * 0 where the call is not this route's: Python takes it, and raises NumPy's errors for a bad axis. */
-static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyObject *version, const char *place,
-                      PyObject **result) {
+/* numpy_sum's route for the common calls along axes, made without cured/numpy_sum.py's frames: a
+ * NumPy array (not a subclass) of a dtype cured sums, of one dimension or more; axis= None, an int or
+ * a tuple of ints, each in range and none twice; the default version; keepdims= a bool; a dtype=
+ * that casts no element (float32 or float64, float16 for float16 input, an integer for integer or
+ * bool input); out= None or a writeable NumPy array of the result's dtype and shape. Axes that name
+ * every dimension make it a sum of every element (sum_call, as axis=None); the others are summed by
+ * sum_axes_run into the accumulator, which is the result's dtype but for float16 (float32 sums, each
+ * rounded once into float16, as the Python path's astype) and integers of 1 to 4 bytes (64-bit sums
+ * wrapped into them, as NumPy's sum in them), the results shaped as the kept axes (with keepdims,
+ * ones in the summed axes'), written into out= where it takes them directly, else copied there.
+ * Wall time on the 2-CPU build machine, 2026-11-27 11:03 UTC (scripts/probes/axis_call_cost.py, in
+ * turns): (8, 8) along 0 1.2 to 1.3 us against 4.5 to 5.3 through Python (numpy.sum 2.3 to 2.7), a
+ * 1-D array along 0 1.0 to 1.2 against 3.9 to 4.1 (numpy.sum 2.2 to 2.5); 3.3 to 4.6 us less a call
+ * everywhere. Returns 1 with *result set (NULL with an exception set where the sum failed), or 0
+ * where the call is not this route's: Python takes it, and raises NumPy's errors for a bad axis or
+ * out=. */
+static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyArray_Descr *requested, PyObject *out,
+                      int keepdims, PyObject *version, const char *place, PyObject **result) {
     PyArray_Descr *const descr = PyArray_DESCR(input);
     const char kind = descr->kind;
     const int size = (int)PyDataType_ELSIZE(descr);
@@ -1190,15 +1198,30 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
         PyErr_Clear(); /* a version beyond a long: Python's error */
         return 0;
     }
+    /* dtype_of cannot fail on the kinds taken above (float128 is 16 bytes). */
+    const cured_dtype in_dtype = (cured_dtype)dtype_of(descr);
+    if (requested != NULL) {
+        const char want = requested->kind;
+        const int bytes = (int)PyDataType_ELSIZE(requested);
+        const int no_cast = (want == 'f' && (bytes == 4 || bytes == 8 || (bytes == 2 && in_dtype == CURED_FLOAT16))) ||
+                            ((want == 'i' || want == 'u') && !cured_dtype_is_float(in_dtype));
+        if (!PyDataType_ISNOTSWAPPED(requested) || !no_cast) return 0;
+    }
+    cured_acc acc;
+    cured_dtype acc_result, result_dtype; /* the accumulator's result; the call's (a narrower integer) */
+    if (resolve_acc(in_dtype, requested, &acc, &acc_result, &result_dtype) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
     axes_arg axes;
     axes.ndim = ndim;
     int reduced = 0;
     for (int d = 0; d < ndim; ++d) {
         axes.shape[d] = (int64_t)PyArray_DIM(input, d);
-        axes.reduce[d] = 0;
+        axes.reduce[d] = axis == Py_None;
     }
     const int listed = PyTuple_CheckExact(axis);
-    const Py_ssize_t count = listed ? PyTuple_GET_SIZE(axis) : 1;
+    const Py_ssize_t count = axis == Py_None ? 0 : listed ? PyTuple_GET_SIZE(axis) : 1;
     for (Py_ssize_t i = 0; i < count; ++i) {
         PyObject *const named = listed ? PyTuple_GET_ITEM(axis, i) : axis;
         if (!PyLong_CheckExact(named)) return 0; /* bools, NumPy integers: Python's rules */
@@ -1210,32 +1233,46 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
         axes.reduce[k] = 1;
         ++reduced;
     }
+    if (axis == Py_None) reduced = ndim;
     if (reduced == 0) return 0;
-    if (reduced == ndim) {
-        *result = sum_call(module, (PyObject *)input, version, NULL, place, 0, Py_None, 0, Py_None);
-        return 1;
-    }
-    /* NumPy's accumulator; dtype_of cannot fail on the kinds taken above (float128 is 16 bytes). */
-    const cured_dtype in_dtype = (cured_dtype)dtype_of(descr);
-    PyArray_Descr *const acc = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(cured_default_acc(in_dtype))));
-    PyObject *flat = sum_axes_run(module, (PyObject *)input, &axes, acc, place, Py_None, NULL, Py_None, 0, 0, 0, Py_None);
-    Py_DECREF(acc);
-    if (flat != NULL && in_dtype == CURED_FLOAT16) {
-        PyObject *const rounded = PyArray_CastToType((PyArrayObject *)flat, PyArray_DescrFromType(NPY_HALF), 0);
-        Py_DECREF(flat);
-        flat = rounded;
-    }
-    if (flat == NULL) {
-        *result = NULL;
-        return 1;
-    }
-    npy_intp kept[CURED_MAX_DIMS];
-    int kept_dims = 0;
+    npy_intp dims[CURED_MAX_DIMS];
+    int result_ndim = 0;
     for (int d = 0; d < ndim; ++d)
-        if (!axes.reduce[d]) kept[kept_dims++] = (npy_intp)axes.shape[d];
-    PyArray_Dims shape = {kept, kept_dims};
-    *result = PyArray_Newshape((PyArrayObject *)flat, &shape, NPY_CORDER);
-    Py_DECREF(flat);
+        if (!axes.reduce[d] || keepdims) dims[result_ndim++] = axes.reduce[d] ? 1 : (npy_intp)axes.shape[d];
+    if (out != Py_None) {
+        PyArrayObject *const into = (PyArrayObject *)out;
+        if (PyArray_DESCR(into)->type_num != npy_type_of(result_dtype) || !PyDataType_ISNOTSWAPPED(PyArray_DESCR(into)) ||
+            !PyArray_ISWRITEABLE(into) || PyArray_NDIM(into) != result_ndim)
+            return 0;
+        for (int d = 0; d < result_ndim; ++d)
+            if (PyArray_DIM(into, d) != dims[d]) return 0;
+    }
+    PyObject *summed;
+    if (reduced == ndim) {
+        summed = sum_call(module, (PyObject *)input, version, requested, place, 0, Py_None, 0, Py_None);
+        if (summed != NULL && (keepdims || out != Py_None)) Py_SETREF(summed, PyArray_FromScalar(summed, NULL));
+    } else {
+        PyArray_Descr *const acc_descr = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(acc)));
+        PyObject *const into = out != Py_None && result_dtype == cured_acc_dtype(acc) ? out : Py_None;
+        summed = sum_axes_run(module, (PyObject *)input, &axes, acc_descr, place, Py_None, NULL, Py_None, 0, 0, 0, into);
+        Py_DECREF(acc_descr);
+        if (summed != NULL && summed == out) { /* written there, in place */
+            *result = summed;
+            return 1;
+        }
+        if (summed != NULL && result_dtype != cured_acc_dtype(acc)) /* float16's rounding; an integer's wrap */
+            Py_SETREF(summed, PyArray_CastToType((PyArrayObject *)summed, PyArray_DescrFromType(npy_type_of(result_dtype)),
+                                                 0));
+    }
+    if (summed != NULL && PyArray_Check(summed)) {
+        PyArray_Dims shape = {dims, result_ndim};
+        Py_SETREF(summed, PyArray_Newshape((PyArrayObject *)summed, &shape, NPY_CORDER));
+    }
+    if (summed != NULL && out != Py_None) {
+        const int copied = PyArray_CopyInto((PyArrayObject *)out, (PyArrayObject *)summed);
+        Py_SETREF(summed, copied < 0 ? NULL : Py_NewRef(out));
+    }
+    *result = summed;
     return 1;
 }
 
