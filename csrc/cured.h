@@ -393,6 +393,10 @@ typedef struct {
     int64_t strides[CURED_MAX_DIMS]; /* bytes; any sign */
 } cured_layout;
 
+/* Copies the elements of host memory `src` (`item` bytes each, laid out as `layout` says) into
+ * `dst` in C order, on the pool's threads (cpu_gather.c). */
+void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int item, void *dst);
+
 /* Copies the elements of `src` (item_size bytes each, laid out as `layout` says) into `dst` in C
  * order, on `stream`. The strides and src must be multiples of `unit` bytes (1, 2, 4 or 8), which
  * divides item_size. */

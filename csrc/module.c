@@ -225,6 +225,30 @@ static PyArrayObject *host_array(PyObject *input, int is_dlpack) {
     return (PyArrayObject *)array;
 }
 
+/* `array` as a C-contiguous, aligned array of `dtype`'s native type: itself where it is one; else a
+ * copy, made by cpu_gather.c on the pool's threads with the GIL released where only the layout
+ * differs (NumPy's copy of a transposed or Fortran-order array reads each element of a row from
+ * another page, on one thread), else by NumPy (a byte swap). A new reference, or NULL with an
+ * exception set. */
+static PyArrayObject *c_order(PyArrayObject *array, cured_dtype dtype) {
+    PyArray_Descr *const native = PyArray_DescrFromType(npy_type_of(dtype));
+    const int same_type = PyArray_EquivTypes(PyArray_DESCR(array), native);
+    if (!same_type || PyArray_ISCARRAY_RO(array) || PyArray_NDIM(array) > CURED_MAX_DIMS)
+        return (PyArrayObject *)PyArray_FromArray(array, native, NPY_ARRAY_IN_ARRAY); /* steals native */
+    cured_layout layout;
+    layout.ndim = PyArray_NDIM(array);
+    for (int d = 0; d < layout.ndim; ++d) {
+        layout.shape[d] = (int64_t)PyArray_DIM(array, d);
+        layout.strides[d] = (int64_t)PyArray_STRIDE(array, d);
+    }
+    PyArrayObject *copy = (PyArrayObject *)PyArray_Empty(layout.ndim, PyArray_DIMS(array), native, 0);
+    if (copy == NULL) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    cured_cpu_c_order_copy(PyArray_DATA(array), &layout, cured_dtype_size(dtype), PyArray_DATA(copy));
+    Py_END_ALLOW_THREADS
+    return copy;
+}
+
 static int prepare(PyObject *input, int is_dlpack, PyObject *version_obj, PyArray_Descr *requested, int allow_cub,
                    sum_args *args) {
     args->array = NULL;
@@ -235,9 +259,7 @@ static int prepare(PyObject *input, int is_dlpack, PyObject *version_obj, PyArra
         Py_DECREF(array);
         return -1;
     }
-    /* Copies only when the array is not C-contiguous, aligned and in native byte order already. */
-    args->array = (PyArrayObject *)PyArray_FromArray(array, PyArray_DescrFromType(npy_type_of(args->in_dtype)),
-                                                     NPY_ARRAY_IN_ARRAY);
+    args->array = c_order(array, args->in_dtype);
     Py_DECREF(array);
     return args->array == NULL ? -1 : 0;
 }
@@ -1079,8 +1101,7 @@ static PyObject *sum_axes_run(PyObject *module, PyObject *input, const axes_arg 
     PyArrayObject *any = host_array(input, array.host_dlpack);
     const int in_dtype = any == NULL ? -1 : dtype_of(PyArray_DESCR(any));
     if (in_dtype >= 0 && check_axis_pair((cured_dtype)in_dtype, acc) == 0)
-        host = (PyArrayObject *)PyArray_FromArray(any, PyArray_DescrFromType(npy_type_of((cured_dtype)in_dtype)),
-                                                  NPY_ARRAY_IN_ARRAY);
+        host = c_order(any, (cured_dtype)in_dtype);
     Py_XDECREF(any);
     if (host == NULL || fold_axes(axes, (int64_t)PyArray_SIZE(host), &fold, &n) < 0 ||
         check_cub_axes(cub, &fold, n, (cured_dtype)in_dtype, acc) < 0) {
@@ -1554,6 +1575,14 @@ static PyObject *py_set_cpu_tiles(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The C-order copy that sums of a host array read (c_order): for tests. */
+static PyObject *py_c_order_copy(PyObject *module, PyObject *input) {
+    (void)module;
+    if (!PyArray_Check(input)) return PyErr_Format(PyExc_TypeError, "_c_order_copy: not an ndarray");
+    const int dtype = dtype_of(PyArray_DESCR((PyArrayObject *)input));
+    return dtype < 0 ? NULL : (PyObject *)c_order((PyArrayObject *)input, (cured_dtype)dtype);
+}
+
 /* The scalar CPU order model of any version on a host array, whatever the fast paths do: for tests. */
 static PyObject *py_model_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     static char *keywords[] = {"a", "version", "dtype", NULL};
@@ -1741,6 +1770,8 @@ static PyMethodDef methods[] = {
      "'device': where it ran}) with timing=True, or `out` (a one-element device array, written in stream order "
      "without a host wait), or with state=True (an exact version only) the exact state as bytes. cured.sum is the "
      "documented entry point."},
+    {"_c_order_copy", py_c_order_copy, METH_O,
+     "_c_order_copy(a): the C-contiguous copy of host array a that cured's sums read (a itself where it is one)."},
     {"model_sum", (PyCFunction)(void (*)(void))py_model_sum, METH_VARARGS | METH_KEYWORDS,
      "model_sum(a, version, dtype=None)\n--\n\nThe scalar CPU order model of `version` on host array `a`: the "
      "reference the GPU kernels and the fast CPU path are tested against."},
