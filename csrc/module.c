@@ -637,14 +637,14 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
 }
 
 static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyArray_Descr *requested, PyObject *out,
-                      int keepdims, PyObject *version, const char *place, PyObject **result);
+                      int keepdims, PyObject *initial, PyObject *version, const char *place, PyObject **result);
 
 /* cured.sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing): NumPy's
  * signature, every argument given, as cured/numpy_sum.py's sum passes it on. The common calls, a
  * sum of every element into a NumPy scalar or a device element (out=), and a NumPy array's sum
- * along axes, with keepdims=, dtype= or a NumPy out= (axes_route), are made here, without Python's
- * frames (issue 12: they cost 0.75 us a call on an H100; along axes, 3.3 to 4.6 us on the build
- * machine, and 4 to 7 us with keepdims=, dtype= or out=); every other call (initial=, where=,
+ * along axes, with keepdims=, dtype=, initial= or a NumPy out= (axes_route), are made here, without
+ * Python's frames (issue 12: they cost 0.75 us a call on an H100; along axes, 3.3 to 4.6 us on the
+ * build machine, and 4 to 7 us with keepdims=, dtype=, initial= or out=); every other call (where=,
  * timing=True, a cast of each element, and every argument error) goes to the Python function
  * _set_python_sum gave. */
 static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_t argc) {
@@ -668,11 +668,12 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
                             (requested->kind == 'i' || requested->kind == 'u') && out == Py_None &&
                             PyArray_CheckExact(input) &&
                             (PyArray_ISINTEGER((PyArrayObject *)input) || PyArray_ISBOOL((PyArrayObject *)input));
-    const int plain = initial == state->no_value && where == Py_True && timing == Py_False && PyUnicode_Check(device);
+    const int plain = where == Py_True && timing == Py_False && PyUnicode_Check(device);
+    const int no_initial = initial == state->no_value;
     /* A subclass of ndarray goes to Python, which refuses those with a sum of their own. */
-    const int here = axis == Py_None && plain && keepdims == Py_False && (float_acc || integer_acc) &&
+    const int here = axis == Py_None && plain && no_initial && keepdims == Py_False && (float_acc || integer_acc) &&
                      !PyArray_Check(out) && (!PyArray_Check(input) || PyArray_CheckExact(input));
-    const int along_axes = !here && plain && (keepdims == Py_False || keepdims == Py_True) &&
+    const int along_axes = !here && plain && initial != Py_None && (keepdims == Py_False || keepdims == Py_True) &&
                            PyArray_CheckExact(input) && (out == Py_None || PyArray_CheckExact(out));
     const char *const place = here || along_axes ? PyUnicode_AsUTF8(device) : NULL;
     PyObject *result = NULL;
@@ -682,7 +683,8 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
         goto done;
     }
     if (!along_axes ||
-        !axes_route(module, (PyArrayObject *)input, axis, requested, out, keepdims == Py_True, version, place, &result))
+        !axes_route(module, (PyArrayObject *)input, axis, requested, out, keepdims == Py_True,
+                    no_initial ? NULL : initial, version, place, &result))
         result = PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
 done:
     Py_XDECREF(requested);
@@ -1190,11 +1192,21 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
     return result;
 }
 
+/* NumPy's scalar of `dtype` from `value`, as numpy.<dtype>(value) makes it. A new reference, or NULL
+ * with an exception set (NumPy's: OverflowError for an integer out of range). */
+static PyObject *numpy_scalar(cured_dtype dtype, PyObject *value) {
+    PyArray_Descr *const descr = PyArray_DescrFromType(npy_type_of(dtype));
+    PyObject *const scalar = PyObject_CallOneArg((PyObject *)descr->typeobj, value);
+    Py_DECREF(descr);
+    return scalar;
+}
+
 /* numpy_sum's route for the common calls along axes, made without cured/numpy_sum.py's frames: a
  * NumPy array (not a subclass) of a dtype cured sums, of one dimension or more; axis= None, an int or
  * a tuple of ints, each in range and none twice; the default version; keepdims= a bool; a dtype=
  * that casts no element (float32 or float64, float16 for float16 input, an integer for integer or
- * bool input); out= None or a writeable NumPy array of the result's dtype and shape. Axes that name
+ * bool input); initial= an int or a float (NULL: none), which NumPy converts to the result's dtype
+ * (Python raises its errors); out= None or a writeable NumPy array of the result's dtype and shape. Axes that name
  * every dimension make it a sum of every element (sum_call, as axis=None); the others are summed by
  * sum_axes_run into the accumulator, which is the result's dtype but for float16 (float32 sums, each
  * rounded once into float16, as the Python path's astype) and integers of 1 to 4 bytes (64-bit sums
@@ -1207,7 +1219,7 @@ static PyObject *py_sum_axes(PyObject *module, PyObject *pos, PyObject *kwargs) 
  * where the call is not this route's: Python takes it, and raises NumPy's errors for a bad axis or
  * out=. */
 static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyArray_Descr *requested, PyObject *out,
-                      int keepdims, PyObject *version, const char *place, PyObject **result) {
+                      int keepdims, PyObject *initial, PyObject *version, const char *place, PyObject **result) {
     PyArray_Descr *const descr = PyArray_DESCR(input);
     const char kind = descr->kind;
     const int size = (int)PyDataType_ELSIZE(descr);
@@ -1268,22 +1280,43 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
         for (int d = 0; d < result_ndim; ++d)
             if (PyArray_DIM(into, d) != dims[d]) return 0;
     }
+    /* initial= as the Python path takes it, acc.type(result.type(initial)), added to each sum in the
+     * accumulator after its elements; a value NumPy refuses goes to Python, which raises its error. */
+    PyObject *start = NULL;
+    if (initial != NULL) {
+        if (!PyLong_CheckExact(initial) && !PyFloat_CheckExact(initial)) return 0;
+        PyObject *const in_result = numpy_scalar(result_dtype, initial);
+        start = in_result == NULL ? NULL : numpy_scalar(cured_acc_dtype(acc), in_result);
+        Py_XDECREF(in_result);
+        if (start == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    PyArray_Descr *const acc_descr = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(acc)));
     PyObject *summed;
     if (reduced == ndim) {
-        summed = sum_call(module, (PyObject *)input, version, requested, place, 0, Py_None, 0, Py_None);
+        summed = sum_call(module, (PyObject *)input, version, start != NULL ? acc_descr : requested, place, 0, Py_None,
+                          0, Py_None);
+        if (summed != NULL && start != NULL) {
+            Py_SETREF(summed, PyNumber_Add(summed, start));
+            if (summed != NULL && result_dtype != cured_acc_dtype(acc))
+                Py_SETREF(summed, PyObject_CallMethod(summed, "astype", "s", cured_dtype_name(result_dtype)));
+        }
         if (summed != NULL && (keepdims || out != Py_None)) Py_SETREF(summed, PyArray_FromScalar(summed, NULL));
     } else {
-        PyArray_Descr *const acc_descr = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(acc)));
         PyObject *const into = out != Py_None && result_dtype == cured_acc_dtype(acc) ? out : Py_None;
         summed = sum_axes_run(module, (PyObject *)input, &axes, acc_descr, place, Py_None, NULL, Py_None, 0, 0, 0, into);
-        Py_DECREF(acc_descr);
-        if (summed != NULL && summed == out) { /* written there, in place */
-            *result = summed;
-            return 1;
-        }
+        if (summed != NULL && start != NULL) Py_SETREF(summed, PyNumber_InPlaceAdd(summed, start));
         if (summed != NULL && result_dtype != cured_acc_dtype(acc)) /* float16's rounding; an integer's wrap */
             Py_SETREF(summed, PyArray_CastToType((PyArrayObject *)summed, PyArray_DescrFromType(npy_type_of(result_dtype)),
                                                  0));
+    }
+    Py_DECREF(acc_descr);
+    Py_XDECREF(start);
+    if (summed != NULL && summed == out) { /* written there, in place */
+        *result = summed;
+        return 1;
     }
     if (summed != NULL && PyArray_Check(summed)) {
         PyArray_Dims shape = {dims, result_ndim};

@@ -331,11 +331,12 @@ NO_CAST_DTYPES = [None, "float32", "float64", "float16", "int8", "uint16", "int3
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_keyword_calls_along_axes_equal_the_general_path(seed, dtype):
-    """keepdims= a bool, a dtype= that casts no element and a NumPy out= of the result's dtype and
-    shape are summed in C too (axes_route): each call gives, bit for bit, what cured/numpy_sum.py's
-    path gives (taken with keepdims= a NumPy bool), NumPy's type, shape and dtype, and NumPy's values
-    for integers (wrapped into int8 or uint16); out= is the object returned, whether the sums are
-    written there directly (C-contiguous) or copied (a strided view)."""
+    """keepdims= a bool, a dtype= that casts no element, initial= an int or a float and a NumPy out=
+    of the result's dtype and shape are summed in C too (axes_route): each call gives, bit for bit,
+    what cured/numpy_sum.py's path gives (taken with keepdims= a NumPy bool), NumPy's type, shape and
+    dtype, and NumPy's values for integers (wrapped into int8 or uint16); out= is the object
+    returned, whether the sums are written there directly (C-contiguous) or copied (a strided
+    view)."""
     x = rand(seed, (6, 5, 4), dtype)
     casts = np.dtype(dtype).kind == "f"
     for into in NO_CAST_DTYPES:
@@ -343,24 +344,24 @@ def test_keyword_calls_along_axes_equal_the_general_path(seed, dtype):
             continue  # a cast of each element first (or a float sum of integers): Python's path
         if into == "float16" and dtype != "float16":
             continue
-        for axis in [None, 0, 1, (0, 2), (0, 1, 2)]:
-            for keepdims in (False, True):
-                kwargs = {"axis": axis, "dtype": into, "keepdims": keepdims, "device": "cpu"}
-                got = cured.sum(x, **kwargs)
-                general = cured.sum(x, **{**kwargs, "keepdims": np.bool_(keepdims)})
-                want = np.sum(x, axis=axis, dtype=into, keepdims=keepdims)
-                case = (into, axis, keepdims)
-                assert type(got) is type(general) is type(want), case
-                assert np.shape(got) == np.shape(want) and got.dtype == want.dtype, case
-                assert np.asarray(got).tobytes() == np.asarray(general).tobytes(), case
-                if want.dtype.kind != "f":
-                    assert np.array_equal(got, want), case
-                if not np.ndim(want):
-                    continue
-                for out in (np.empty_like(want), np.empty(want.shape + (2,), want.dtype)[..., 1]):
-                    out.fill(3)
-                    assert cured.sum(x, out=out, **kwargs) is out, case
-                    assert out.tobytes() == np.ascontiguousarray(general).tobytes(), case
+        for axis, keepdims, initial in itertools.product([None, 0, 1, (0, 2), (0, 1, 2)], (False, True),
+                                                         ({}, {"initial": 3}, {"initial": 1.5})):
+            kwargs = {"axis": axis, "dtype": into, "keepdims": keepdims, "device": "cpu", **initial}
+            got = cured.sum(x, **kwargs)
+            general = cured.sum(x, **{**kwargs, "keepdims": np.bool_(keepdims)})
+            want = np.sum(x, axis=axis, dtype=into, keepdims=keepdims, **initial)
+            case = (into, axis, keepdims, initial)
+            assert type(got) is type(general) is type(want), case
+            assert np.shape(got) == np.shape(want) and got.dtype == want.dtype, case
+            assert np.asarray(got).tobytes() == np.asarray(general).tobytes(), case
+            if want.dtype.kind != "f":
+                assert np.array_equal(got, want), case
+            if not np.ndim(want):
+                continue
+            for out in (np.empty_like(want), np.empty(want.shape + (2,), want.dtype)[..., 1]):
+                out.fill(3)
+                assert cured.sum(x, out=out, **kwargs) is out, case
+                assert out.tobytes() == np.ascontiguousarray(general).tobytes(), case
 
 
 def test_numpy_out_takes_the_results_directly_unless_it_overlaps_the_input(seed):
