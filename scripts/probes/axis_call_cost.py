@@ -1,7 +1,7 @@
 """The wall time of small host sums along axes: cured.sum's C route (module.c's axes_route: a NumPy
-array, axis= None or ints, keepdims= a bool, a dtype= that casts no element, a NumPy out= of the
-result's dtype) against the same call through cured/numpy_sum.py's Python path (keepdims= a NumPy
-bool sends it there) and numpy.sum, in turns in one process, on the CPU (device="cpu": no GPU
+array, axis= None or ints, keepdims= a bool, a dtype= that casts no element, initial=, a NumPy out=
+of the result's dtype) against the same call through cured/numpy_sum.py's Python path (keepdims= a
+NumPy bool sends it there) and numpy.sum, in turns in one process, on the CPU (device="cpu": no GPU
 needed). Prints a table of the best of 7 medians; nothing reads it.
 
     python scripts/probes/axis_call_cost.py
@@ -18,7 +18,7 @@ import cured
 CASES = [((8, 8), 0, {}), ((64, 64), 0, {}), ((64, 64), 1, {}), ((1000,), 0, {}), ((16, 16, 16), (0, 2), {}),
          ((256, 256), 0, {}), ((256, 256), 1, {}), ((64, 64), 1, {"keepdims": True}),
          ((64, 64), None, {"keepdims": True}), ((64, 64), 0, {"dtype": np.dtype("float64")}),
-         ((64, 64), 0, {"out": True}), ((256, 256), 1, {"dtype": np.dtype("int16")})]
+         ((64, 64), 0, {"out": True}), ((64, 64), 0, {"initial": 1}), ((256, 256), 1, {"dtype": np.dtype("int16")})]
 DTYPES = ["float32", "float64", "int32"]
 CALLS, ROUNDS = 2000, 7
 
