@@ -234,8 +234,9 @@ __attribute__((target("avx2"))) static void add_f32_f64_avx2(void *lanes_, const
  *  - into float: an 8x8 transpose of 8 threads' words, then each element row widened and added.
  * float16 element by element (the plain chains): 2^16 into float64 took 81.3 us on one thread of
  * the build machine where numpy.sum(x, dtype=np.float64) took 68.8; now 15.2 (2026-11-27 15:20
- * UTC; 2^20 688 -> 136 to 220, numpy.sum 1072). int16 and uint16 into float32 and float64 were 0.92
- * to 0.98 of numpy.sum's speed at 2^16 and 2^18 (2026-11-27 17:30 UTC). */
+ * UTC; 2^20 688 -> 136 to 220, numpy.sum 1072). int16 and uint16 into float32 and float64 ran at
+ * 0.92 to 1.03 of numpy.sum's speed at 2^16 and 2^18 element by element, 1.45 to 2.7 times it so
+ * (build machine, one process, 2026-11-27 17:10 and 17:14 UTC). */
 #define DEFINE_WORDS_ADDERS(SUFFIX, WIDEN, TARGET)                                                 \
     __attribute__((target(TARGET))) static void add_##SUFFIX##_f64_avx2(void *lanes_, const void *block_) { \
         double *lanes = (double *)lanes_;                                                          \
@@ -485,7 +486,7 @@ INTEGER_ROWS_CLONES void cured_cpu_integer_rows(cured_dtype dtype, const void *i
  * wrapping, which is the sum modulo 2^64 wrapped; lanes of the result's width hold two to eight
  * times as many elements a vector as 64-bit ones, and need no blocks (a lane never overflows, it
  * wraps as the result does). Each element is cast to the lane as NumPy casts it to the result
- * (sign- or zero-extended, or its low bits kept). 128 bytes of lanes, four AVX2 chains: with one,
+ * (sign- or zero-extended). 128 bytes of lanes, four AVX2 chains: with one,
  * the loop's speed hung on where the compiler placed it (2^17 int16 on one thread of the build
  * machine 5.6 us, uint16 3.5, the two loops alike but for their address). */
 #define SUM_WRAPPED(IN_T, LANE_T, VALUE)                                                           \

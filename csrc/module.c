@@ -274,8 +274,14 @@ static PyObject *result_scalar(const sum_args *args, const void *value) {
         const void *low = &low32;
         memcpy(&sum, value, sizeof sum);
         switch (cured_dtype_size(args->scalar_dtype)) {
-        case 1: low8 = (uint8_t)sum, low = &low8; break;
-        case 2: low16 = (uint16_t)sum, low = &low16; break;
+        case 1:
+            low8 = (uint8_t)sum;
+            low = &low8;
+            break;
+        case 2:
+            low16 = (uint16_t)sum;
+            low = &low16;
+            break;
         default: low32 = (uint32_t)sum; break;
         }
         PyArray_Descr *descr = PyArray_DescrFromType(npy_type_of(args->scalar_dtype));
