@@ -107,8 +107,10 @@ __attribute__((target("avx2"))) static inline void transpose_8x8(char *dst, int6
 __attribute__((target("avx2"))) static inline void transpose_4x4(char *dst, int64_t to, const char *src, int64_t from) {
     __m256d r[4], t[4];
     for (int k = 0; k < 4; ++k) r[k] = _mm256_loadu_pd((const double *)(src + k * from));
-    t[0] = _mm256_unpacklo_pd(r[0], r[1]), t[1] = _mm256_unpackhi_pd(r[0], r[1]);
-    t[2] = _mm256_unpacklo_pd(r[2], r[3]), t[3] = _mm256_unpackhi_pd(r[2], r[3]);
+    t[0] = _mm256_unpacklo_pd(r[0], r[1]);
+    t[1] = _mm256_unpackhi_pd(r[0], r[1]);
+    t[2] = _mm256_unpacklo_pd(r[2], r[3]);
+    t[3] = _mm256_unpackhi_pd(r[2], r[3]);
     _mm256_storeu_pd((double *)dst, _mm256_permute2f128_pd(t[0], t[2], 0x20));
     _mm256_storeu_pd((double *)(dst + to), _mm256_permute2f128_pd(t[1], t[3], 0x20));
     _mm256_storeu_pd((double *)(dst + 2 * to), _mm256_permute2f128_pd(t[0], t[2], 0x31));
@@ -116,9 +118,8 @@ __attribute__((target("avx2"))) static inline void transpose_4x4(char *dst, int6
 }
 
 /* copy_tile_rows for 4- and 8-byte elements contiguous along `across`: whole blocks of 8 x 8 (4 x
- * 4) transposed in registers, the rest element by element. Returns the rows it left (a multiple of
- * the block below `rows`), whose elements, and those past the last whole block along `last`, are
- * the caller's. */
+ * 4) transposed in registers. Returns the rows it copied (`rows` rounded down to the block) and in
+ * *last_done the elements of each it copied (`last` rounded down); the rest is the caller's. */
 __attribute__((target("avx2"))) static int64_t tile_blocks_avx2(char *dst, const char *src, int64_t rows,
                                                                   const gather_job *job, int64_t *last_done) {
     const int64_t b = job->item == 4 ? 8 : 4;
@@ -217,6 +218,8 @@ static void gather_task(void *context, int64_t task) {
     }
 }
 
+static int64_t magnitude(int64_t stride) { return stride < 0 ? -stride : stride; }
+
 void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int item, void *dst) {
     if (use_avx2 < 0) {
 #ifdef CURED_GATHER_AVX2
@@ -257,11 +260,8 @@ void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int ite
     const int last = ndim - 1;
     job.last = shape[last], job.last_from = from[last];
     int across = -1; /* the dimension of the smallest source stride, where it is not the last */
-    for (int d = 0; d < last; ++d) {
-        const int64_t stride = from[d] < 0 ? -from[d] : from[d];
-        const int64_t best = across < 0 ? (from[last] < 0 ? -from[last] : from[last]) : (from[across] < 0 ? -from[across] : from[across]);
-        if (stride < best) across = d;
-    }
+    for (int d = 0; d < last; ++d)
+        if (magnitude(from[d]) < magnitude(from[across < 0 ? last : across])) across = d;
     job.tiled = across >= 0;
     if (job.tiled) {
         job.across = shape[across], job.across_from = from[across], job.across_to = to[across];
@@ -277,7 +277,7 @@ void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int ite
     job.units = job.pieces;
     for (int d = 0; d < job.outer; ++d) job.units *= job.shape[d];
     const int threads = cured_cpu_threads_for(n * item);
-    const int64_t tasks = threads > 1 ? (int64_t)threads * 8 : 1;
+    const int64_t tasks = threads > 1 ? (int64_t)threads * 8 : 1; /* as cpu_tiles.c's TASKS_A_THREAD */
     job.per_task = (job.units + tasks - 1) / tasks;
     cured_pool_run((job.units + job.per_task - 1) / job.per_task, threads, gather_task, &job);
 }
