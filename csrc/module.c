@@ -941,6 +941,55 @@ static void device_array_span(const device_array *array, int item, uintptr_t *fi
     *end = array->n == 0 ? *first : (uintptr_t)array->data + (uintptr_t)high + (uintptr_t)item;
 }
 
+/* The bytes [*first, *end) that a host array's elements lie in (an empty span for no element). */
+static void host_span(PyArrayObject *array, uintptr_t *first, uintptr_t *end) {
+    intptr_t low = 0, high = 0;
+    for (int d = 0; d < PyArray_NDIM(array); ++d) {
+        const intptr_t reach = (intptr_t)(PyArray_DIM(array, d) - 1) * (intptr_t)PyArray_STRIDE(array, d);
+        if (reach < 0) low += reach; else high += reach;
+    }
+    *first = (uintptr_t)PyArray_DATA(array) + (uintptr_t)low;
+    *end = PyArray_SIZE(array) == 0 ? *first : (uintptr_t)PyArray_DATA(array) + (uintptr_t)high +
+                                                   (uintptr_t)PyArray_ITEMSIZE(array);
+}
+
+/* Whether the host view `array`'s sum along `axes` is a row step that cured_cpu_rows_across reads in
+ * place: its extents of more than 1 are kept ones then reduced ones, each group laid out as one
+ * dimension (kept: *rows of them one element apart; reduced: *length elements *along bytes apart),
+ * the rows short enough for one segment, and the dtype float32 or float64. */
+static int rows_across(PyArrayObject *array, const axes_arg *axes, int64_t *rows, int64_t *length, int64_t *along) {
+    const int item = (int)PyArray_ITEMSIZE(array);
+    const int type = PyArray_TYPE(array);
+    if ((type != NPY_FLOAT && type != NPY_DOUBLE) || !PyArray_ISNOTSWAPPED(array) || PyArray_NDIM(array) != axes->ndim)
+        return 0;
+    int64_t kept = 1, reduced = 1, kept_next = 0, reduced_next = 0; /* the stride the next axis must have */
+    int64_t step_along = 0;
+    int seen_reduced = 0;
+    for (int d = axes->ndim - 1; d >= 0; --d) { /* innermost first */
+        const int64_t extent = (int64_t)PyArray_DIM(array, d), stride = (int64_t)PyArray_STRIDE(array, d);
+        if (extent == 1) continue;
+        if (axes->reduce[d]) {
+            if (kept > 1) return 0; /* a reduced axis outside a kept one: not rows */
+            if (reduced > 1 && stride != reduced_next) return 0;
+            if (reduced == 1) step_along = stride;
+            reduced *= extent;
+            reduced_next = stride * extent;
+            seen_reduced = 1;
+        } else {
+            if (kept == 1 ? stride != item : stride != kept_next) return 0;
+            kept *= extent;
+            kept_next = stride * extent;
+        }
+    }
+    if (!seen_reduced || kept == 1 || step_along == item) return 0;
+    const cured_axis_step step = cured_axis_step_of(kept, reduced, 1, item);
+    if (step.segments != 1 || step.chunks >= CURED_AXIS_BLOCK_ROW_CHUNKS) return 0;
+    *rows = kept;
+    *length = reduced;
+    *along = step_along;
+    return 1;
+}
+
 /* sum_axes' work, its arguments parsed (the descriptors borrowed). */
 static PyObject *sum_axes_run(PyObject *module, PyObject *input, const axes_arg *axes, PyArray_Descr *acc_descr,
                               const char *device, PyObject *out_obj, PyArray_Descr *result_descr,
@@ -1108,16 +1157,24 @@ static PyObject *sum_axes_run(PyObject *module, PyObject *input, const axes_arg 
     }
     PyArrayObject *any = host_array(input, array.host_dlpack);
     const int in_dtype = any == NULL ? -1 : dtype_of(PyArray_DESCR(any));
-    if (in_dtype >= 0 && check_axis_pair((cured_dtype)in_dtype, acc) == 0)
-        host = c_order(any, (cured_dtype)in_dtype);
+    /* Rows read across in place (cured_cpu_rows_across), where the view allows: `along` not 0. */
+    int64_t rows = 0, length = 0, along = 0;
+    if (in_dtype >= 0 && check_axis_pair((cured_dtype)in_dtype, acc) == 0) {
+        if (!on_gpu && !model && !cub && !exact && cured_acc_dtype(acc) == (cured_dtype)in_dtype &&
+            rows_across(any, axes, &rows, &length, &along))
+            host = (PyArrayObject *)Py_NewRef(any);
+        else
+            host = c_order(any, (cured_dtype)in_dtype);
+    }
     Py_XDECREF(any);
     if (host == NULL || fold_axes(axes, (int64_t)PyArray_SIZE(host), &fold, &n) < 0 ||
         check_cub_axes(cub, &fold, n, (cured_dtype)in_dtype, acc) < 0) {
         Py_DECREF(acc_out);
         goto done;
     }
-    results = results_array(fold.results, acc_out, n, into, (uintptr_t)PyArray_DATA(host),
-                            (uintptr_t)PyArray_DATA(host) + (uintptr_t)PyArray_NBYTES(host));
+    uintptr_t host_first, host_end;
+    host_span(host, &host_first, &host_end);
+    results = results_array(fold.results, acc_out, n, into, host_first, host_end);
     if (results == NULL) goto done;
     if (n > 0 && fold.results > 0) {
         const void *data = PyArray_DATA(host);
@@ -1125,8 +1182,9 @@ static PyObject *sum_axes_run(PyObject *module, PyObject *input, const axes_arg 
         if (!on_gpu) {
             int failed;
             Py_BEGIN_ALLOW_THREADS
-            failed = model ? cured_cpu_axis_sum(&fold, (cured_dtype)in_dtype, acc, data, sums)
-                           : cured_cpu_axis_sum_fast(&fold, (cured_dtype)in_dtype, acc, data, sums);
+            failed = along != 0 ? cured_cpu_rows_across((cured_dtype)in_dtype, data, rows, length, along, sums)
+                     : model    ? cured_cpu_axis_sum(&fold, (cured_dtype)in_dtype, acc, data, sums)
+                                : cured_cpu_axis_sum_fast(&fold, (cured_dtype)in_dtype, acc, data, sums);
             Py_END_ALLOW_THREADS
             if (failed) {
                 PyErr_NoMemory();

@@ -52,3 +52,22 @@ def test_views_sum_as_their_c_order_copies(seed, dtype):
     for _ in range(50):
         view = random_view(rng, dtype)
         assert cured.sum(view, device="cpu").tobytes() == cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rows_read_across_have_the_models_bits(seed, dtype):
+    """A transposed or Fortran-order matrix along its last axis is summed in place, rows side by side
+    (cpu_axis.c's rows across): the order model's bits on the C-order copy, for rows of 1 to 4000
+    elements (short last chunks; 1 to 32 lanes; several chunks a lane), row counts around the
+    passes' 256 bytes and the threads' shares, signed zeros and infinities among the elements."""
+    rng = np.random.default_rng([seed, 43])
+    for rows, length in [(1, 7), (3, 2), (17, 5), (63, 129), (64, 130), (65, 257), (300, 1000), (1000, 4000),
+                         (5000, 33)]:
+        base = random_array(seed + rows, np.dtype(dtype), rows * length).reshape(length, rows)
+        base[rng.random(base.shape) < 0.05] = -0.0
+        base[rng.random(base.shape) < 0.001] = np.inf
+        for view in (base.T, np.asfortranarray(base.T)):
+            copy = np.ascontiguousarray(view)
+            model = cured._cured.sum_axes(copy, copy.shape, (False, True), np.dtype(dtype), "cpu", model=True)
+            got = cured.sum(view, axis=1, device="cpu")
+            assert got.tobytes() == model.tobytes(), (rows, length)
