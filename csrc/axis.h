@@ -198,13 +198,19 @@ int cured_cpu_axis_sum(const cured_axis_fold *fold, cured_dtype in_dtype, cured_
 int cured_cpu_axis_sum_fast(const cured_axis_fold *fold, cured_dtype in_dtype, cured_acc acc, const void *in,
                             void *out);
 
-/* The row sums of a float32 or float64 array of `rows` rows one element apart, each of `length`
- * elements `along` bytes apart (a transposed or Fortran-order matrix along its last axis), in the
- * accumulator of the same type, into out[rows], read in place (cpu_axis.c): the bits of the fold
- * (rows, length) of its C-order copy. Returns 0, or -1 (nothing done) where the step is not one
- * segment of fewer than CURED_AXIS_BLOCK_ROW_CHUNKS chunks or the dtype is another. */
-int cured_cpu_rows_across(cured_dtype dtype, const void *in, int64_t rows, int64_t length, int64_t along,
-                          void *out);
+/* Whether cured_cpu_rows_across takes `rows` rows of `length` elements of `dtype`: float32 or
+ * float64, and each row one segment of fewer than CURED_AXIS_BLOCK_ROW_CHUNKS chunks. */
+static inline int cured_axis_rows_across_fits(cured_dtype dtype, int64_t rows, int64_t length) {
+    if (dtype != CURED_FLOAT32 && dtype != CURED_FLOAT64) return 0;
+    const cured_axis_step step = cured_axis_step_of(rows, length, 1, cured_dtype_size(dtype));
+    return step.segments == 1 && step.chunks < CURED_AXIS_BLOCK_ROW_CHUNKS;
+}
+
+/* The row sums of `rows` rows one element apart, each of `length` elements `along` bytes apart (a
+ * transposed or Fortran-order matrix along its last axis), where cured_axis_rows_across_fits, in
+ * the accumulator of the input's type, into out[rows], read in place (cpu_axis.c): the bits of the
+ * fold (rows, length) of its C-order copy. */
+void cured_cpu_rows_across(cured_dtype dtype, const void *in, int64_t rows, int64_t length, int64_t along, void *out);
 
 /* kernels/v9_axis.cu: one step's launch, reading `in` (step's input dtype) into `out` (out_dtype: the
  * accumulator's, or float16 from a float32 accumulator). With after_previous, the launch may overlap

@@ -587,8 +587,9 @@ int cured_cpu_axis_sum_fast(const cured_axis_fold *fold, cured_dtype in_dtype, c
  * and read again. Here each lane's chain of a row adds the row's elements in the model's order,
  * many rows at once (64 float32 or 32 float64 chains side by side, which the compiler's vector
  * loop advances together), then each row's lanes go through the SEQUENTIAL tree: the model's
- * additions, so its bits. */
-/* Rows a pass of the chains: 256 bytes of each of the rows' elements, in 4 KiB of chains (32 lanes).
+ * additions, so its bits.
+ *
+ * Rows a pass of the chains: 256 bytes of each of the rows' elements, in 4 KiB of chains (32 lanes).
  * Build machine, in turns with numpy.sum (2026-11-27 18:45 UTC, float32 transposed along 1), 64 ->
  * 256 bytes: (256, 256) 11.7 -> 8.7 us (numpy.sum 11.7), (2048, 1024) 490 -> 308 (214); 512 and
  * 1024 bytes were slower than 256 at (2048, 1024) and (512, 512) float64. */
@@ -641,18 +642,13 @@ static void across_task(void *context, int64_t task) {
     else rows_across_f32(&job->step, job->in, job->along, first, end, (float *)job->out);
 }
 
-int cured_cpu_rows_across(cured_dtype dtype, const void *in, int64_t rows, int64_t length, int64_t along,
-                          void *out) {
+void cured_cpu_rows_across(cured_dtype dtype, const void *in, int64_t rows, int64_t length, int64_t along, void *out) {
     const int item = cured_dtype_size(dtype);
     const cured_axis_step step = cured_axis_step_of(rows, length, 1, item);
-    if ((dtype != CURED_FLOAT32 && dtype != CURED_FLOAT64) || step.segments != 1 ||
-        step.chunks >= CURED_AXIS_BLOCK_ROW_CHUNKS)
-        return -1;
     const int threads = cured_cpu_threads_for(rows * length * item);
     const int64_t passes = (rows * item + ACROSS_BYTES - 1) / ACROSS_BYTES; /* tasks take whole passes */
     const int64_t tasks = threads > 1 ? (passes < 8 * (int64_t)threads ? passes : 8 * (int64_t)threads) : 1;
     across_job job = {step, (const char *)in, along, (passes + tasks - 1) / tasks * (ACROSS_BYTES / item),
                       dtype == CURED_FLOAT64, out};
     cured_pool_run(tasks, threads, across_task, &job);
-    return 0;
 }

@@ -956,7 +956,7 @@ static void host_span(PyArrayObject *array, uintptr_t *first, uintptr_t *end) {
 /* Whether the host view `array`'s sum along `axes` is a row step that cured_cpu_rows_across reads in
  * place: its extents of more than 1 are kept ones then reduced ones, each group laid out as one
  * dimension (kept: *rows of them one element apart; reduced: *length elements *along bytes apart),
- * the rows short enough for one segment, and the dtype float32 or float64. */
+ * and cured_axis_rows_across_fits. */
 static int rows_across(PyArrayObject *array, const axes_arg *axes, int64_t *rows, int64_t *length, int64_t *along) {
     const int item = (int)PyArray_ITEMSIZE(array);
     const int type = PyArray_TYPE(array);
@@ -981,9 +981,9 @@ static int rows_across(PyArrayObject *array, const axes_arg *axes, int64_t *rows
             kept_next = stride * extent;
         }
     }
-    if (!seen_reduced || kept == 1 || step_along == item) return 0;
-    const cured_axis_step step = cured_axis_step_of(kept, reduced, 1, item);
-    if (step.segments != 1 || step.chunks >= CURED_AXIS_BLOCK_ROW_CHUNKS) return 0;
+    if (!seen_reduced || kept == 1 || step_along == item ||
+        !cured_axis_rows_across_fits(type == NPY_FLOAT ? CURED_FLOAT32 : CURED_FLOAT64, kept, reduced))
+        return 0;
     *rows = kept;
     *length = reduced;
     *along = step_along;
@@ -1182,9 +1182,10 @@ static PyObject *sum_axes_run(PyObject *module, PyObject *input, const axes_arg 
         if (!on_gpu) {
             int failed;
             Py_BEGIN_ALLOW_THREADS
-            failed = along != 0 ? cured_cpu_rows_across((cured_dtype)in_dtype, data, rows, length, along, sums)
-                     : model    ? cured_cpu_axis_sum(&fold, (cured_dtype)in_dtype, acc, data, sums)
-                                : cured_cpu_axis_sum_fast(&fold, (cured_dtype)in_dtype, acc, data, sums);
+            failed = 0;
+            if (along != 0) cured_cpu_rows_across((cured_dtype)in_dtype, data, rows, length, along, sums);
+            else if (model) failed = cured_cpu_axis_sum(&fold, (cured_dtype)in_dtype, acc, data, sums);
+            else failed = cured_cpu_axis_sum_fast(&fold, (cured_dtype)in_dtype, acc, data, sums);
             Py_END_ALLOW_THREADS
             if (failed) {
                 PyErr_NoMemory();
