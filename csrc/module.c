@@ -225,6 +225,28 @@ static PyArrayObject *host_array(PyObject *input, int is_dlpack) {
     return (PyArrayObject *)array;
 }
 
+/* A host array's extents and strides (at most CURED_MAX_DIMS dimensions). */
+static void layout_of(PyArrayObject *array, cured_layout *layout) {
+    layout->ndim = PyArray_NDIM(array);
+    for (int d = 0; d < layout->ndim; ++d) {
+        layout->shape[d] = (int64_t)PyArray_DIM(array, d);
+        layout->strides[d] = (int64_t)PyArray_STRIDE(array, d);
+    }
+}
+
+/* The bytes [*first, *end) that `n` elements of `item` bytes laid out as `layout` from `data` lie in
+ * (an empty span for no element). */
+static void span_of(const void *data, const cured_layout *layout, int64_t n, int item, uintptr_t *first,
+                    uintptr_t *end) {
+    intptr_t low = 0, high = 0;
+    for (int d = 0; d < layout->ndim; ++d) {
+        const intptr_t reach = (intptr_t)((layout->shape[d] - 1) * layout->strides[d]);
+        if (reach < 0) low += reach; else high += reach;
+    }
+    *first = (uintptr_t)data + (uintptr_t)low;
+    *end = n == 0 ? *first : (uintptr_t)data + (uintptr_t)high + (uintptr_t)item;
+}
+
 /* `array` as a C-contiguous, aligned array of `dtype`'s native type: itself where it is one; else a
  * copy, made by cpu_gather.c on the pool's threads with the GIL released where only the layout
  * differs (NumPy's copy of a transposed or Fortran-order array reads each element of a row from
@@ -236,11 +258,7 @@ static PyArrayObject *c_order(PyArrayObject *array, cured_dtype dtype) {
     if (!same_type || PyArray_ISCARRAY_RO(array) || PyArray_NDIM(array) > CURED_MAX_DIMS)
         return (PyArrayObject *)PyArray_FromArray(array, native, NPY_ARRAY_IN_ARRAY); /* steals native */
     cured_layout layout;
-    layout.ndim = PyArray_NDIM(array);
-    for (int d = 0; d < layout.ndim; ++d) {
-        layout.shape[d] = (int64_t)PyArray_DIM(array, d);
-        layout.strides[d] = (int64_t)PyArray_STRIDE(array, d);
-    }
+    layout_of(array, &layout);
     PyArrayObject *copy = (PyArrayObject *)PyArray_Empty(layout.ndim, PyArray_DIMS(array), native, 0);
     if (copy == NULL) return NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -932,25 +950,20 @@ static PyArrayObject *results_array(int64_t count, PyArray_Descr *descr, int64_t
 
 /* The bytes [*first, *end) that a device array's elements lie in (an empty span for no element). */
 static void device_array_span(const device_array *array, int item, uintptr_t *first, uintptr_t *end) {
-    intptr_t low = 0, high = 0;
-    for (int d = 0; d < array->layout.ndim; ++d) {
-        const intptr_t reach = (intptr_t)((array->layout.shape[d] - 1) * array->layout.strides[d]);
-        if (reach < 0) low += reach; else high += reach;
-    }
-    *first = (uintptr_t)array->data + (uintptr_t)low;
-    *end = array->n == 0 ? *first : (uintptr_t)array->data + (uintptr_t)high + (uintptr_t)item;
+    span_of(array->data, &array->layout, array->n, item, first, end);
 }
 
-/* The bytes [*first, *end) that a host array's elements lie in (an empty span for no element). */
+/* The bytes [*first, *end) that a host array's elements lie in (an empty span for no element): a
+ * C-contiguous one's (of any number of dimensions) or a view's of at most CURED_MAX_DIMS. */
 static void host_span(PyArrayObject *array, uintptr_t *first, uintptr_t *end) {
-    intptr_t low = 0, high = 0;
-    for (int d = 0; d < PyArray_NDIM(array); ++d) {
-        const intptr_t reach = (intptr_t)(PyArray_DIM(array, d) - 1) * (intptr_t)PyArray_STRIDE(array, d);
-        if (reach < 0) low += reach; else high += reach;
+    if (PyArray_IS_C_CONTIGUOUS(array)) {
+        *first = (uintptr_t)PyArray_DATA(array);
+        *end = *first + (uintptr_t)PyArray_NBYTES(array);
+        return;
     }
-    *first = (uintptr_t)PyArray_DATA(array) + (uintptr_t)low;
-    *end = PyArray_SIZE(array) == 0 ? *first : (uintptr_t)PyArray_DATA(array) + (uintptr_t)high +
-                                                   (uintptr_t)PyArray_ITEMSIZE(array);
+    cured_layout layout;
+    layout_of(array, &layout);
+    span_of(PyArray_DATA(array), &layout, (int64_t)PyArray_SIZE(array), (int)PyArray_ITEMSIZE(array), first, end);
 }
 
 /* Whether the host view `array`'s sum along `axes` is a row step that cured_cpu_rows_across reads in
