@@ -1,5 +1,7 @@
-/* cpu_gather.c: a strided host array's elements copied into C order, on the pool's threads, so that
- * a non-contiguous host input is summed in the order of its C-order copy (as a device array is,
+/* cpu_gather.c: a strided host array's elements in C order, on the host: copied whole on the pool's
+ * threads (cured_cpu_c_order_copy: for the GPU path and the sums along axes), or a range of the C
+ * order at a time into a buffer (cured_strided_range: the CPU's whole sums, cpu_tiles.c), so that a
+ * non-contiguous host input is summed in the order of its C-order copy (as a device array is,
  * kernels/gather.cu) without NumPy's copy.
  *
  * NumPy's copy into C order (PyArray_FromArray) walks the copy in C order on one thread; where the
@@ -10,22 +12,22 @@
  * merged where their strides allow and those of extent 1 dropped; then, where the source's smallest
  * stride is not the last dimension's, that dimension and the last are copied in tiles of a cache
  * line of the source by as many of the copy's elements (4- and 8-byte elements by AVX2 register
- * transposes of 8 x 8 and 4 x 4), so that each source line and each page is visited once a tile
- * rather than once an element; otherwise rows (cut into pieces, so that a 1-D view is shared among
- * threads too) are copied element by element along the last dimension, a reversed one by a loop
- * the compiler vectorises. The elements' order in the copy is NumPy's; the strides may have any
- * sign.
+ * transposes of 8 x 8 and 4 x 4, rows grouped from the source's line boundaries), so that each
+ * source line and each page is visited once a tile rather than once an element; otherwise rows
+ * (cut into pieces, so that a 1-D view is shared among threads too) are copied element by element
+ * along the last dimension, a reversed one by a loop the compiler vectorises. The elements' order
+ * in the copy is NumPy's; the strides may have any sign.
  *
  * Evidence (wall time of cured.sum(device="cpu") against numpy.sum, in turns,
- * scripts/probes/host_layouts.py, 2026-11-27): on the H100's 16-CPU host at 17:58 UTC, the
- * transpose of (2048, 1024) float32 whole 492 us (numpy.sum 911; with NumPy's copy it had been 25
- * times slower than numpy.sum on the build machine), along 0 572 (893), Fortran order whole / along
- * 0 / along 1 601 / 470 / 348 (692 / 798 / 517), float64 (1024, 1024).T 436 (541), 2^22 float32
- * [::-1] 366 (1748), [::2] 244 (1019); but (256, 256) float32 .T 32 us (19.6), along 1 41 (17.7):
- * the copy writes and the sum re-reads what numpy.sum reads once, and below 2 MiB one thread does
- * both. On the 2-CPU build machine the large cases run at 0.3 to 0.4 of numpy.sum's speed (the
- * transpose 1.07 to 1.26 ms against 0.35 to 0.39; 11.4 ms with NumPy's copy). A sum that gathered
- * each tile's elements itself, with no copy, would read them once. */
+ * scripts/probes/host_layouts.py, 2026-11-27): on the H100's 16-CPU host at 17:58 UTC, with the
+ * whole copy, the transpose of (2048, 1024) float32 whole 492 us (numpy.sum 911; with NumPy's copy
+ * it had been 25 times slower than numpy.sum on the build machine), along 0 572 (893), Fortran
+ * order whole / along 0 / along 1 601 / 470 / 348 (692 / 798 / 517), float64 (1024, 1024).T 436
+ * (541), 2^22 float32 [::-1] 366 (1748), [::2] 244 (1019); but (256, 256) float32 .T 32 us (19.6).
+ * On the 2-CPU build machine at 20:10 UTC, read a range at a time (the whole copy then the sum in
+ * brackets; numpy.sum after them): (2048, 1024) float32 .T 453 us (561; 350), Fortran order 358
+ * (457; 338), float64 (1024, 1024).T 340 (380; 177), int64 (2048, 1024).T, in memory order, 204
+ * (1208; 364), (256, 256) float32 .T 11.4 (14.2; 12.6). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -117,8 +119,33 @@ __attribute__((target("avx2"))) static inline void transpose_4x4(char *dst, int6
     _mm256_storeu_pd((double *)(dst + 3 * to), _mm256_permute2f128_pd(t[1], t[3], 0x31));
 }
 
+/* Half blocks, for rows that a line boundary leaves fewer than 8 (4): 4 rows of 8 elements of 4
+ * bytes from 16-byte loads (rows k and k + 4 of the source in one register's two halves, then
+ * transposed in lanes), and 2 rows of 4 elements of 8 bytes. */
+__attribute__((target("avx2"))) static inline void transpose_4x8(char *dst, int64_t to, const char *src, int64_t from) {
+    __m256 r[4];
+    for (int k = 0; k < 4; ++k)
+        r[k] = _mm256_set_m128(_mm_loadu_ps((const float *)(src + (k + 4) * from)),
+                               _mm_loadu_ps((const float *)(src + k * from)));
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    _mm256_storeu_ps((float *)dst, _mm256_shuffle_ps(t0, t2, 0x44));
+    _mm256_storeu_ps((float *)(dst + to), _mm256_shuffle_ps(t0, t2, 0xEE));
+    _mm256_storeu_ps((float *)(dst + 2 * to), _mm256_shuffle_ps(t1, t3, 0x44));
+    _mm256_storeu_ps((float *)(dst + 3 * to), _mm256_shuffle_ps(t1, t3, 0xEE));
+}
+
+__attribute__((target("avx2"))) static inline void transpose_2x4(char *dst, int64_t to, const char *src, int64_t from) {
+    const __m256d r0 = _mm256_set_m128d(_mm_loadu_pd((const double *)(src + 2 * from)), _mm_loadu_pd((const double *)src));
+    const __m256d r1 = _mm256_set_m128d(_mm_loadu_pd((const double *)(src + 3 * from)),
+                                        _mm_loadu_pd((const double *)(src + from)));
+    _mm256_storeu_pd((double *)dst, _mm256_unpacklo_pd(r0, r1));
+    _mm256_storeu_pd((double *)(dst + to), _mm256_unpackhi_pd(r0, r1));
+}
+
 /* copy_tile_rows for 4- and 8-byte elements contiguous along `across`: whole blocks of 8 x 8 (4 x
- * 4) transposed in registers. Returns the rows it copied (`rows` rounded down to the block) and in
+ * 4) transposed in registers, then a half block where 4 (2) rows are left. Returns the rows it
+ * copied (`rows` rounded down to a half block) and in
  * *last_done the elements of each it copied (`last` rounded down); the rest is the caller's.
  * Along `last` outermost, so that the source lines a block reads are used whole (by the blocks
  * below it) before the next ones: with the rows outermost, a power-of-two source stride put the
@@ -128,17 +155,22 @@ __attribute__((target("avx2"))) static inline void transpose_4x4(char *dst, int6
  * float64 .T 1216 -> 679 (scripts/probes/host_layouts.py). */
 __attribute__((target("avx2"))) static int64_t tile_blocks_avx2(char *dst, const char *src, int64_t rows,
                                                                   const gather_job *job, int64_t *last_done) {
-    const int64_t b = job->item == 4 ? 8 : 4;
-    const int64_t whole_rows = rows / b * b, whole_last = job->last / b * b;
-    for (int64_t j = 0; j < whole_last; j += b)
-        for (int64_t i = 0; i < whole_rows; i += b) {
-            char *d = dst + i * job->across_to + j * job->item;
-            const char *s = src + j * job->last_from + i * job->item;
-            if (b == 8) transpose_8x8(d, job->across_to, s, job->last_from);
-            else transpose_4x4(d, job->across_to, s, job->last_from);
+    /* The job's fields in locals: the stores through char pointers would have them reloaded. */
+    const int64_t item = job->item, to = job->across_to, from = job->last_from, b = item == 4 ? 8 : 4;
+    const int64_t whole_rows = rows / b * b, whole_last = job->last / b * b, half = b / 2;
+    const int64_t half_rows = rows - whole_rows >= half ? half : 0;
+    if (b == 8)
+        for (int64_t j = 0; j < whole_last; j += 8) {
+            for (int64_t i = 0; i < whole_rows; i += 8) transpose_8x8(dst + i * to + j * 4, to, src + j * from + i * 4, from);
+            if (half_rows) transpose_4x8(dst + whole_rows * to + j * 4, to, src + j * from + whole_rows * 4, from);
+        }
+    else
+        for (int64_t j = 0; j < whole_last; j += 4) {
+            for (int64_t i = 0; i < whole_rows; i += 4) transpose_4x4(dst + i * to + j * 8, to, src + j * from + i * 8, from);
+            if (half_rows) transpose_2x4(dst + whole_rows * to + j * 8, to, src + j * from + whole_rows * 8, from);
         }
     *last_done = whole_last;
-    return whole_rows;
+    return whole_rows + half_rows;
 }
 #endif
 
@@ -186,6 +218,18 @@ static void copy_tile_rows_scalar(char *dst, const char *src, int64_t rows, cons
 #undef COPY_TILE
 }
 
+/* The rows of a tiled copy from `src` (row 0's source; rows `across_from` bytes apart) before the
+ * first source line boundary, in [0, LINE_BYTES / item): rows grouped from there read each source
+ * line in one group (0 where the rows are not the source's consecutive elements). Rows that
+ * straddled two lines in each group cost the transposed copy of (2048, 1024) float32 twice the
+ * time (NumPy's arrays start 16 bytes past a line as often as not; one thread of the build
+ * machine, 2026-11-27 19:55 UTC, the copy alone: 478 us from a line's start, 964 from 16 bytes
+ * past one). */
+static int64_t rows_before_line(const char *src, int item, int64_t across_from) {
+    const int64_t past = (int64_t)((uintptr_t)src % LINE_BYTES);
+    return across_from == item && past % item == 0 && past > 0 ? (LINE_BYTES - past) / item : 0;
+}
+
 static void gather_task(void *context, int64_t task) {
     const gather_job *job = (const gather_job *)context;
     int64_t unit = task * job->per_task;
@@ -204,9 +248,11 @@ static void gather_task(void *context, int64_t task) {
     const int64_t rows_a_piece = job->tiled ? LINE_BYTES / job->item : PIECE_ELEMENTS;
     for (; unit < end; ++unit) {
         const int64_t first = piece * rows_a_piece;
-        if (job->tiled) {
-            const int64_t rows = job->across - first < rows_a_piece ? job->across - first : rows_a_piece;
-            copy_tile_rows(dst + first * job->across_to, src + first * job->across_from, rows, job);
+        if (job->tiled) { /* piece k: rows from k lines, less the rows before the first line, on */
+            const int64_t shift = (rows_a_piece - rows_before_line(src, job->item, job->across_from)) % rows_a_piece;
+            const int64_t from = first - shift > 0 ? first - shift : 0;
+            const int64_t to = first - shift + rows_a_piece < job->across ? first - shift + rows_a_piece : job->across;
+            if (to > from) copy_tile_rows(dst + from * job->across_to, src + from * job->across_from, to - from, job);
         } else {
             const int64_t count = job->last - first < rows_a_piece ? job->last - first : rows_a_piece;
             copy_row(dst + first * job->item, src + first * job->last_from, count, job->last_from, job->item);
@@ -226,21 +272,21 @@ static void gather_task(void *context, int64_t task) {
 
 static int64_t magnitude(int64_t stride) { return stride < 0 ? -stride : stride; }
 
-void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int item, void *dst) {
-    if (use_avx2 < 0) {
+static void gather_setup(void) {
+    if (use_avx2 >= 0) return;
 #ifdef CURED_GATHER_AVX2
-        __builtin_cpu_init();
-        use_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    __builtin_cpu_init();
+    use_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
 #else
-        use_avx2 = 0;
+    use_avx2 = 0;
 #endif
-    }
-    /* The copy's strides, then the dimensions merged (extent 1 dropped; d into d + 1 where the
-     * source steps over d + 1 whole, as the copy does). */
-    int64_t shape[CURED_MAX_DIMS], from[CURED_MAX_DIMS], to[CURED_MAX_DIMS], n = 1;
+}
+
+/* The layout's dimensions merged (extent 1 dropped; d into d + 1 where the source steps over d + 1
+ * whole, as a C-order copy does), in C order: extents, source strides and the C-order copy's
+ * strides (bytes). Returns the merged count (0 for one element). */
+static int merge_dims(const cured_layout *layout, int item, int64_t *shape, int64_t *from, int64_t *to) {
     int ndim = 0;
-    for (int d = 0; d < layout->ndim; ++d) n *= layout->shape[d];
-    if (n == 0) return;
     int64_t step = item;
     for (int d = layout->ndim - 1; d >= 0; --d) {
         if (layout->shape[d] == 1) continue;
@@ -256,6 +302,24 @@ void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int ite
         step *= layout->shape[d];
         ++ndim;
     }
+    return ndim;
+}
+
+/* The dimension of the smallest source stride among 0 .. last - 1 where it is smaller than the
+ * last's, else -1. */
+static int across_of(const int64_t *from, int last) {
+    int across = -1;
+    for (int d = 0; d < last; ++d)
+        if (magnitude(from[d]) < magnitude(from[across < 0 ? last : across])) across = d;
+    return across;
+}
+
+void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int item, void *dst) {
+    gather_setup();
+    int64_t shape[CURED_MAX_DIMS], from[CURED_MAX_DIMS], to[CURED_MAX_DIMS], n = 1;
+    for (int d = 0; d < layout->ndim; ++d) n *= layout->shape[d];
+    if (n == 0) return;
+    const int ndim = merge_dims(layout, item, shape, from, to);
     if (ndim == 0) { /* one element */
         memcpy(dst, src, (size_t)item);
         return;
@@ -263,15 +327,12 @@ void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int ite
     gather_job job;
     memset(&job, 0, sizeof job);
     job.src = (const char *)src, job.dst = (char *)dst, job.item = item;
-    const int last = ndim - 1;
+    const int last = ndim - 1, across = across_of(from, last);
     job.last = shape[last], job.last_from = from[last];
-    int across = -1; /* the dimension of the smallest source stride, where it is not the last */
-    for (int d = 0; d < last; ++d)
-        if (magnitude(from[d]) < magnitude(from[across < 0 ? last : across])) across = d;
     job.tiled = across >= 0;
     if (job.tiled) {
         job.across = shape[across], job.across_from = from[across], job.across_to = to[across];
-        job.pieces = (job.across + LINE_BYTES / item - 1) / (LINE_BYTES / item);
+        job.pieces = (job.across + LINE_BYTES / item - 1) / (LINE_BYTES / item) + 1; /* + 1: line-aligned */
     } else {
         job.pieces = (job.last + PIECE_ELEMENTS - 1) / PIECE_ELEMENTS;
     }
@@ -286,4 +347,94 @@ void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int ite
     const int64_t tasks = threads > 1 ? (int64_t)threads * 8 : 1; /* as cpu_tiles.c's TASKS_A_THREAD */
     job.per_task = (job.units + tasks - 1) / tasks;
     cured_pool_run((job.units + job.per_task - 1) / job.per_task, threads, gather_task, &job);
+}
+
+/* ---- a range at a time --------------------------------------------------------------------------- */
+
+int cured_strided_of(const void *src, const cured_layout *layout, int item, cured_strided *s) {
+    int64_t to[CURED_MAX_DIMS];
+    gather_setup();
+    memset(s, 0, sizeof *s);
+    s->src = (const char *)src, s->item = item;
+    s->ndim = merge_dims(layout, item, s->shape, s->from, to);
+    if (s->ndim == 0) { /* one element (or none: never read) */
+        s->ndim = 1, s->shape[0] = 1, s->from[0] = item;
+        return 1;
+    }
+    const int last = s->ndim - 1, across = across_of(s->from, last);
+    if (across < 0) return 1; /* rows along the last dimension, its stride the smallest */
+    if (across != last - 1) return 0;
+    /* Rows read a source line's worth at once, transposed: a range holds at least that many rows. */
+    s->tiled = 1;
+    s->least_range_bytes = (int64_t)LINE_BYTES * s->shape[last];
+    return s->least_range_bytes <= CURED_STRIDED_MOST_RANGE_BYTES;
+}
+
+/* Where row `row` of the C order (all dimensions but the last) starts in the source. */
+static const char *row_source(const cured_strided *s, int64_t row) {
+    const char *p = s->src;
+    for (int d = s->ndim - 2; d >= 0 && row > 0; --d) {
+        p += (row % s->shape[d]) * s->from[d];
+        row /= s->shape[d];
+    }
+    return p;
+}
+
+void cured_strided_range(const cured_strided *s, int64_t first, int64_t count, void *dst_, int64_t pitch) {
+    const int last = s->ndim - 1;
+    const int64_t length = s->shape[last], along = s->from[last];
+    const int64_t line_rows = LINE_BYTES / s->item, first_row = first / length;
+    /* Row r of the range (from the row of `first`) at row_dst + r * pitch, so that `first` is at dst. */
+    char *const row_dst = (char *)dst_ - (first % length) * s->item;
+    gather_job rows; /* a tiled range's whole rows, for copy_tile_rows */
+    memset(&rows, 0, sizeof rows);
+    rows.item = s->item, rows.last = length, rows.last_from = along;
+    if (s->tiled) rows.across = s->shape[last - 1], rows.across_from = s->from[last - 1], rows.across_to = pitch;
+    while (count > 0) {
+        const int64_t row = first / length, column = first % length;
+        const char *src = row_source(s, row);
+        char *dst = row_dst + (row - first_row) * pitch + column * s->item;
+        int64_t taken;
+        const int64_t whole = s->tiled && column == 0 ? count / length : 0;
+        if (whole > 1) { /* whole rows up to the end of this run of `across`, a source line's at a time */
+            const int64_t left = rows.across - row % rows.across, run = whole < left ? whole : left;
+            int64_t group = rows_before_line(src, s->item, rows.across_from);
+            for (int64_t done = 0; done < run; done += group, group = line_rows) {
+                if (group == 0) group = line_rows;
+                if (group > run - done) group = run - done;
+                copy_tile_rows(dst + done * pitch, src + done * rows.across_from, group, &rows);
+            }
+            taken = run * length;
+        } else {
+            taken = length - column < count ? length - column : count;
+            copy_row(dst, src + column * along, taken, along, s->item);
+        }
+        first += taken, count -= taken;
+    }
+}
+
+void cured_layout_in_memory_order(cured_layout *layout, const void **data) {
+    const char *base = (const char *)*data;
+    for (int d = 0; d < layout->ndim; ++d)
+        if (layout->shape[d] > 1 && layout->strides[d] < 0) { /* flipped: start from its last element */
+            base += (layout->shape[d] - 1) * layout->strides[d];
+            layout->strides[d] = -layout->strides[d];
+        }
+    for (int d = 1; d < layout->ndim; ++d) /* by decreasing stride, in a stable order */
+        for (int e = d; e > 0 && layout->strides[e - 1] < layout->strides[e]; --e) {
+            const int64_t shape = layout->shape[e], stride = layout->strides[e];
+            layout->shape[e] = layout->shape[e - 1], layout->strides[e] = layout->strides[e - 1];
+            layout->shape[e - 1] = shape, layout->strides[e - 1] = stride;
+        }
+    *data = base;
+}
+
+int64_t cured_strided_line_cut(const cured_strided *s, int64_t stop) {
+    const int64_t length = s->shape[s->ndim - 1];
+    if (!s->tiled || stop % length != 0) return stop;
+    const int64_t row = stop / length, line_rows = LINE_BYTES / s->item, in_run = row % s->shape[s->ndim - 2];
+    /* Back to the row that starts its line's group, or to the start of the run of `across`, which
+     * starts a group too (cured_strided_range). */
+    const int64_t since = (line_rows - rows_before_line(row_source(s, row), s->item, s->from[s->ndim - 2])) % line_rows;
+    return stop - (since < in_run ? since : in_run) * length;
 }

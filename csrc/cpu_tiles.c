@@ -16,8 +16,11 @@
  *  - Past the end of the input the kernel adds zeros; adding +0 to a chain that starts from +0
  *    never changes it, so whole vectors past the end are skipped and the one vector that the end
  *    cuts is padded with zeros.
+ *  - A strided host array (cured_cpu_tiles_sum_strided) is gathered a range of its C order at a
+ *    time (cpu_gather.c) into a buffer each thread keeps, whose blocks feed the same chains: the
+ *    array is read once, where a C-order copy first was written whole and read again.
  * Integer accumulators add modulo 2^64, where every order gives the same bits: they are summed
- * in plain loops, split among threads anyhow. */
+ * in plain loops, split among threads anyhow (a strided array's elements in memory order). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -55,10 +58,12 @@
 /* The test hook's settings (cured_set_cpu_tiles). */
 static _Atomic int threads_setting = 0;
 static _Atomic int plain_setting = 0;
+static _Atomic int64_t range_setting = 0;
 
-void cured_set_cpu_tiles(int threads, int plain) {
+void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes) {
     threads_setting = threads > 0 ? threads : 0;
     plain_setting = plain != 0;
+    range_setting = range_bytes > 0 ? range_bytes : 0;
 }
 
 int cured_cpu_threads_for(int64_t bytes) {
@@ -306,6 +311,81 @@ static void choose_fast(void) { memcpy(fast, plain, sizeof fast); }
 #endif
 static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
 
+/* ---- strided inputs, a range at a time -------------------------------------------------------- */
+
+/* Each thread's buffer for the ranges it gathers, kept for the thread's life and freed when it exits:
+ * a buffer allocated a task a call cost page faults in every call (glibc maps 128 KiB and more
+ * afresh): the sum of (256, 256) float32 .T took 27.1 us that way, 18.7 with this buffer (build
+ * machine, 2026-11-27 19:30 UTC, before the rows were grouped by source line). */
+typedef struct {
+    size_t bytes;
+    void *data;
+} range_buffer;
+
+static pthread_key_t range_key;
+static int range_key_made;
+static pthread_once_t range_key_once = PTHREAD_ONCE_INIT;
+
+static void free_range_buffer(void *buffer) {
+    if (buffer == NULL) return;
+    free(((range_buffer *)buffer)->data);
+    free(buffer);
+}
+
+static void make_range_key(void) { range_key_made = pthread_key_create(&range_key, free_range_buffer) == 0; }
+
+/* This thread's buffer of at least `bytes`, or NULL when memory could not be had. */
+static void *thread_range_buffer(size_t bytes) {
+    pthread_once(&range_key_once, make_range_key);
+    if (!range_key_made) return NULL;
+    range_buffer *buffer = (range_buffer *)pthread_getspecific(range_key);
+    if (buffer != NULL && buffer->bytes >= bytes) return buffer->data;
+    if (buffer == NULL) {
+        if ((buffer = (range_buffer *)calloc(1, sizeof *buffer)) == NULL) return NULL;
+        if (pthread_setspecific(range_key, buffer) != 0) {
+            free(buffer);
+            return NULL;
+        }
+    }
+    void *data = NULL;
+    if (posix_memalign(&data, 64, bytes) != 0) return NULL; /* the old buffer stays, too small */
+    free(buffer->data);
+    buffer->data = data, buffer->bytes = bytes;
+    return data;
+}
+
+/* A range of a strided input gathered at once (cured_cpu_tiles_sum_strided): at least this many
+ * bytes, and at least the whole rows cured_strided_of asks for; a tile's block times a power of
+ * two (a tile's step at least), so that tiles and ranges nest. */
+#define STRIDED_RANGE_BYTES ((int64_t)128 << 10)
+
+static int64_t strided_range(const cured_strided *strided, int64_t block, int item) {
+    const int64_t forced = range_setting;
+    int64_t range = forced > 0 ? block : block * VECTORS;
+    while (forced > 0 ? range * item < forced
+                      : range * item < STRIDED_RANGE_BYTES || range * item < strided->least_range_bytes)
+        range *= 2;
+    return range;
+}
+
+/* The bytes from a range's row to the next in its buffer: the row's own, plus a line where rows are
+ * read transposed and are whole 4 KiB blocks (a multiple of 4 KiB: every row's start would fall in
+ * one set of the L1 cache, and rows written a few elements at a time across 16 rows evicted each
+ * other). A standalone copy of 8 MiB transposed (rows of 8 KiB, one thread of the build machine,
+ * 2026-11-27 19:40 UTC): 741 to 746 us with rows back to back, 546 to 559 with a line between. */
+static int64_t range_pitch(const cured_strided *strided) {
+    const int64_t row = strided->shape[strided->ndim - 1] * strided->item;
+    return strided->tiled && row % 4096 == 0 ? row + 64 : row;
+}
+
+/* A buffer for a range of `range` elements at range_pitch: element f of a range from `first` lies
+ * (f - first) items and a pad a row begun since the first row into it. */
+static size_t range_buffer_bytes(const cured_strided *strided, int64_t range) {
+    const int64_t length = strided->shape[strided->ndim - 1];
+    const int64_t pad = range_pitch(strided) - length * strided->item;
+    return (size_t)(range * strided->item + (range / length + 1) * pad);
+}
+
 /* ---- tiles, their partials and the combine, per accumulator ---------------------------------- */
 
 typedef struct {
@@ -317,6 +397,11 @@ typedef struct {
     void *partials;     /* t.tiles accumulators */
     int64_t tiles_a_task;
     int blocks_at_once; /* BLOCKS_AT_ONCE, or 1 */
+    /* A strided input (cured_cpu_tiles_sum_strided): in is NULL; ranges of `range` elements are
+     * gathered, a task taking units_a_task units of max(range, tile) elements. */
+    const cured_strided *strided;
+    int64_t range, units_a_task;
+    _Atomic int *failed;
 } tiles_job;
 
 /* The most blocks (a vector of each of the THREADS threads) a tile's chains are given at once: a
@@ -351,41 +436,91 @@ typedef struct {
         return s[0];                                                                               \
     }                                                                                              \
                                                                                                    \
-    static ACC_T tile_sum_##SUFFIX(const tiles_job *job, int64_t tile) {                           \
-        ACC_T lanes[THREADS];                                                                      \
+    /* lanes += the blocks of the input's elements [first, end), read from `at` (where element     \
+     * `first` is): first starts a block, end ends one or the input. */                           \
+    static void add_span_##SUFFIX(const tiles_job *job, ACC_T *lanes, const char *at, int64_t first, int64_t end) { \
         unsigned char padded[THREADS * 16];                                                        \
-        const int64_t vector = job->t.vector, block = (int64_t)THREADS * vector;                   \
-        const size_t item = (size_t)(16 / vector);                                                 \
+        const int64_t block = (int64_t)THREADS * job->t.vector;                                   \
+        const size_t item = (size_t)(16 / job->t.vector);                                          \
         const char *blocks[BLOCKS_AT_ONCE];                                                        \
         int count = 0;                                                                             \
-        memset(lanes, 0, sizeof lanes);                                                            \
-        for (int64_t first = tile * job->t.tile, end = first + job->t.tile; first < end && first < job->n; \
-             first += block) {                                                                     \
-            const char *at = job->in + (size_t)first * item;                                       \
+        for (; first < end; first += block, at += (size_t)block * item) {                          \
+            const char *from = at;                                                                 \
             if (job->n - first < block) { /* the block the end cuts: zeros after it */             \
                 const size_t inside = (size_t)(job->n - first) * item;                             \
                 memcpy(padded, at, inside);                                                        \
                 memset(padded + inside, 0, sizeof padded - inside);                                \
-                at = (const char *)padded;                                                         \
+                from = (const char *)padded;                                                       \
             }                                                                                      \
-            blocks[count++] = at;                                                                   \
-            if (count == job->blocks_at_once || first + block >= end || first + block >= job->n) {  \
-                if (job->adder.add_blocks != NULL) job->adder.add_blocks(lanes, blocks, count);       \
+            blocks[count++] = from;                                                                \
+            if (count == job->blocks_at_once || first + block >= end) {                            \
+                if (job->adder.add_blocks != NULL) job->adder.add_blocks(lanes, blocks, count);    \
                 else                                                                               \
-                    for (int k = 0; k < count; ++k) job->adder.add(lanes, blocks[k]);               \
+                    for (int k = 0; k < count; ++k) job->adder.add(lanes, blocks[k]);              \
                 count = 0;                                                                         \
             }                                                                                      \
         }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* A tile's partial from its chains: the block's tree. */                                      \
+    static ACC_T tile_end_##SUFFIX(const tiles_job *job, ACC_T *lanes) {                           \
         if (job->adder.to_thread_order != NULL) job->adder.to_thread_order(lanes);                 \
         return warps_tree_##SUFFIX(lanes);                                                         \
     }                                                                                              \
                                                                                                    \
     static void tiles_task_##SUFFIX(void *context, int64_t task) {                                 \
         const tiles_job *job = (const tiles_job *)context;                                         \
-        ACC_T *partials = (ACC_T *)job->partials;                                                  \
+        ACC_T *partials = (ACC_T *)job->partials, lanes[THREADS];                                  \
+        const size_t item = (size_t)(16 / job->t.vector);                                          \
         for (int64_t tile = task * job->tiles_a_task;                                              \
-             tile < (task + 1) * job->tiles_a_task && tile < job->t.tiles; ++tile)                 \
-            partials[tile] = tile_sum_##SUFFIX(job, tile);                                         \
+             tile < (task + 1) * job->tiles_a_task && tile < job->t.tiles; ++tile) {               \
+            const int64_t first = tile * job->t.tile, end = first + job->t.tile;                   \
+            memset(lanes, 0, sizeof lanes);                                                        \
+            add_span_##SUFFIX(job, lanes, job->in + (size_t)first * item, first, end < job->n ? end : job->n); \
+            partials[tile] = tile_end_##SUFFIX(job, lanes);                                        \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* A strided input's tiles: each of the task's ranges of its C order gathered into a buffer,   \
+     * then its blocks added to the chains of the tiles they belong to, which run on across       \
+     * ranges where a tile is longer than a range. */                                              \
+    static void strided_task_##SUFFIX(void *context, int64_t task) {                               \
+        const tiles_job *job = (const tiles_job *)context;                                         \
+        ACC_T *partials = (ACC_T *)job->partials, lanes[THREADS];                                  \
+        const int64_t item = 16 / job->t.vector, range = job->range, tile = job->t.tile;           \
+        const int64_t unit = range > tile ? range : tile; /* whole tiles and whole ranges */       \
+        const int64_t length = job->strided->shape[job->strided->ndim - 1];                        \
+        const int64_t pitch = range_pitch(job->strided);                                           \
+        const int rows_padded = pitch != length * item;                                            \
+        int64_t first = task * job->units_a_task * unit;                                           \
+        const int64_t last = (task + 1) * job->units_a_task * unit;                                \
+        const int64_t end = last < job->n ? last : job->n;                                         \
+        if (first >= end) return;                                                                  \
+        char *buffer = (char *)thread_range_buffer(range_buffer_bytes(job->strided, range));       \
+        if (buffer == NULL) {                                                                      \
+            atomic_store(job->failed, 1);                                                          \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t count; first < end; first += count) {                                         \
+            count = end - first < range ? end - first : range;                                     \
+            /* A cut at a row (rows of whole blocks) can split no source line. */                  \
+            if (rows_padded && first + count < end) {                                              \
+                const int64_t cut = cured_strided_line_cut(job->strided, first + count);           \
+                if (cut > first) count = cut - first;                                              \
+            }                                                                                      \
+            cured_strided_range(job->strided, first, count, buffer, pitch);                        \
+            /* Pieces within one tile and one row (padded rows are whole blocks: range_pitch). */  \
+            for (int64_t at = first; at < first + count;) {                                        \
+                const int64_t tile_end = (at / tile + 1) * tile, row_end = (at / length + 1) * length; \
+                int64_t stop = tile_end < first + count ? tile_end : first + count;                \
+                if (rows_padded && row_end < stop) stop = row_end;                                 \
+                if (at % tile == 0) memset(lanes, 0, sizeof lanes);                                \
+                const char *from = buffer + (at / length - first / length) * pitch + (at % length - first % length) * item; \
+                add_span_##SUFFIX(job, lanes, from, at, stop);                                     \
+                if (stop == tile_end || stop == job->n) partials[at / tile] = tile_end_##SUFFIX(job, lanes); \
+                at = stop;                                                                         \
+            }                                                                                      \
+        }                                                                                          \
     }                                                                                              \
                                                                                                    \
     /* The last block's combine: thread i adds partials i, i + 256, ... from 0, then the tree. */  \
@@ -410,6 +545,9 @@ typedef struct {
     int lane_bytes; /* 8: modulo 2^64 (cured_cpu_integer_rows); 1, 2, 4: wrapped_sum's lanes */
     int64_t n, per_task;
     uint64_t *partials;
+    const cured_strided *strided; /* in NULL: a strided input, gathered `range` elements at a time */
+    int64_t range;
+    _Atomic int *failed;
 } integer_job;
 
 /* 4- and 8-byte inputs: each row's sum, K sums a pass where the row is long: K chains of adds. One
@@ -524,71 +662,133 @@ INTEGER_ROWS_CLONES static uint64_t wrapped_sum(cured_dtype dtype, int lane_byte
     }
 }
 
+/* The sum of `count` elements at `at`, as the job's lanes wrap. */
+static uint64_t integer_piece(const integer_job *job, const char *at, int64_t count) {
+    uint64_t sum;
+    if (job->lane_bytes != 8) return wrapped_sum(job->dtype, job->lane_bytes, at, count);
+    cured_cpu_integer_rows(job->dtype, at, 1, count, &sum);
+    return sum;
+}
+
 static void integer_task(void *context, int64_t task) {
     const integer_job *job = (const integer_job *)context;
-    const int64_t first = task * job->per_task;
+    const int64_t first = task * job->per_task, item = cured_dtype_size(job->dtype);
     const int64_t count = job->n - first < job->per_task ? job->n - first : job->per_task;
-    const char *at = job->in + (size_t)first * (size_t)cured_dtype_size(job->dtype);
     job->partials[task] = 0;
     if (count <= 0) return;
-    if (job->lane_bytes == 8) cured_cpu_integer_rows(job->dtype, at, 1, count, &job->partials[task]);
-    else job->partials[task] = wrapped_sum(job->dtype, job->lane_bytes, at, count);
+    if (job->strided == NULL) {
+        job->partials[task] = integer_piece(job, job->in + (size_t)(first * item), count);
+        return;
+    }
+    char *buffer = (char *)thread_range_buffer(range_buffer_bytes(job->strided, job->range));
+    if (buffer == NULL) {
+        atomic_store(job->failed, 1);
+        return;
+    }
+    uint64_t sum = 0;
+    for (int64_t done = 0; done < count; done += job->range) {
+        const int64_t piece = count - done < job->range ? count - done : job->range;
+        cured_strided_range(job->strided, first + done, piece, buffer, range_pitch(job->strided));
+        sum += integer_piece(job, buffer, piece); /* modulo 2^64, whose low bits are the lanes' */
+    }
+    job->partials[task] = sum;
 }
 
 #define MAX_INTEGER_TASKS 256
 
-/* The integers' sum modulo 2^(8 * lane_bytes), on `threads` of the pool. */
-static uint64_t integer_sum(cured_dtype dtype, int lane_bytes, const void *in, int64_t n, int threads) {
+/* The integers' sum modulo 2^(8 * lane_bytes) into *sum, of contiguous `in` or (in NULL) of
+ * `strided`, on `threads` of the pool. Returns 0, or -1 when memory could not be had. */
+static int integer_sum(cured_dtype dtype, int lane_bytes, const void *in, const cured_strided *strided, int64_t n,
+                       int threads, uint64_t *sum) {
     uint64_t partials[MAX_INTEGER_TASKS];
+    _Atomic int failed = 0;
     const int64_t tasks = tasks_for(threads, MAX_INTEGER_TASKS);
-    integer_job job = {(const char *)in, dtype, lane_bytes, n, ceil_div(n, tasks), partials};
+    integer_job job = {(const char *)in, dtype, lane_bytes, n, ceil_div(n, tasks), partials, strided, 0, &failed};
+    if (strided != NULL) job.range = strided_range(strided, 1, cured_dtype_size(dtype));
     cured_pool_run(tasks, threads, integer_task, &job);
-    uint64_t sum = 0;
-    for (int64_t k = 0; k < tasks; ++k) sum += partials[k];
-    return sum;
+    *sum = 0;
+    for (int64_t k = 0; k < tasks; ++k) *sum += partials[k];
+    return failed ? -1 : 0;
 }
 
-uint64_t cured_cpu_wrapped_sum(cured_dtype dtype, int result_bytes, const void *in, int64_t n) {
+int cured_cpu_wrapped_sum(cured_dtype dtype, int result_bytes, const void *in, const cured_strided *strided, int64_t n,
+                          uint64_t *sum) {
     const int item = cured_dtype_size(dtype);
     /* An input wider than the result: keeping each element's low bits in lanes cost more than the
      * 64-bit sum (2^18 int64 into int32 on one thread of the build machine 34.4 us, 22.4). */
-    if (item > result_bytes) return integer_sum(dtype, 8, in, n, cured_cpu_threads_for(cured_cpu_work_bytes(n, item)));
+    if (item > result_bytes)
+        return integer_sum(dtype, 8, in, strided, n, cured_cpu_threads_for(cured_cpu_work_bytes(n, item)), sum);
     /* A thread's time goes by the lanes' bytes: an int8 summed into 32-bit lanes costs as an int32. */
-    return integer_sum(dtype, result_bytes, in, n, cured_cpu_threads_for(n * result_bytes));
+    return integer_sum(dtype, result_bytes, in, strided, n, cured_cpu_threads_for(n * result_bytes), sum);
 }
 
 /* ---- the sum ----------------------------------------------------------------------------------- */
 
-int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc, const void *in, int64_t n,
-                        void *result) {
-    if (v->schedule != CURED_TILES || v->tree != CURED_TREE_WARPS || v->threads != THREADS || v->per_thread != VECTORS)
-        return cured_cpu_sum(v, dtype, acc, cured_acc_dtype(acc), in, n, result); /* not V9's shape: the model */
-    const int item = cured_dtype_size(dtype);
-    const int threads = cured_cpu_threads_for(cured_cpu_work_bytes(n, item));
-    memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
-    if (n == 0) return 0;
-    if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {
-        const uint64_t sum = integer_sum(dtype, 8, in, n, threads);
-        memcpy(result, &sum, sizeof sum);
-        return 0;
-    }
+/* V9's float sum, of contiguous `in` or (in NULL) of `strided`, on `threads` threads. */
+static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, const cured_strided *strided, int64_t n,
+                           int threads, void *result) {
     pthread_once(&fast_once, choose_fast);
-    const int is_double = acc == CURED_ACC_FLOAT64;
-    const cured_tiles t = cured_tiles_of(v->threads, v->per_thread, item, n);
+    const int item = cured_dtype_size(dtype), is_double = acc == CURED_ACC_FLOAT64;
+    const cured_tiles t = cured_tiles_of(THREADS, VECTORS, item, n);
     void *partials = malloc((size_t)t.tiles * (is_double ? sizeof(double) : sizeof(float)));
     if (partials == NULL) return -1;
-    const int64_t tasks = tasks_for(threads, t.tiles);
-    const int cached = n * item / threads <= CACHED_BYTES_A_THREAD;
-    const tiles_job job = {(const char *)in, dtype, n, t, (plain_setting ? plain : fast)[dtype][is_double], partials,
-                           ceil_div(t.tiles, tasks), cached ? BLOCKS_AT_ONCE : 1};
-    cured_pool_run(tasks, threads, is_double ? tiles_task_f64 : tiles_task_f32, (void *)&job);
-    if (is_double) {
+    _Atomic int failed = 0;
+    /* A strided input's blocks are read from a gathered range, which the cache holds. */
+    const int cached = strided != NULL || n * item / threads <= CACHED_BYTES_A_THREAD;
+    tiles_job job = {in, dtype, n, t, (plain_setting ? plain : fast)[dtype][is_double], partials, 0,
+                     cached ? BLOCKS_AT_ONCE : 1, strided, 0, 0, &failed};
+    int64_t tasks;
+    if (strided == NULL) {
+        tasks = tasks_for(threads, t.tiles);
+        job.tiles_a_task = ceil_div(t.tiles, tasks);
+    } else {
+        job.range = strided_range(strided, (int64_t)THREADS * t.vector, item);
+        const int64_t units = ceil_div(n, job.range > t.tile ? job.range : t.tile);
+        job.units_a_task = ceil_div(units, tasks_for(threads, units));
+        tasks = ceil_div(units, job.units_a_task);
+    }
+    cured_pool_run(tasks, threads,
+                   strided != NULL ? (is_double ? strided_task_f64 : strided_task_f32)
+                                   : (is_double ? tiles_task_f64 : tiles_task_f32),
+                   (void *)&job);
+    if (!failed && is_double) {
         const double sum = combine_f64((const double *)partials, t.tiles);
         memcpy(result, &sum, sizeof sum);
-    } else {
+    } else if (!failed) {
         const float sum = combine_f32((const float *)partials, t.tiles);
         memcpy(result, &sum, sizeof sum);
     }
     free(partials);
-    return 0;
+    return failed ? -1 : 0;
+}
+
+static int is_v9(const cured_version *v) {
+    return v->schedule == CURED_TILES && v->tree == CURED_TREE_WARPS && v->threads == THREADS && v->per_thread == VECTORS;
+}
+
+/* V9's sum of contiguous `in` or (in NULL) of `strided`. */
+static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_strided *strided, int64_t n,
+                  void *result) {
+    const int threads = cured_cpu_threads_for(cured_cpu_work_bytes(n, cured_dtype_size(dtype)));
+    memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
+    if (n == 0) return 0;
+    if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {
+        uint64_t sum;
+        const int failed = integer_sum(dtype, 8, in, strided, n, threads, &sum);
+        memcpy(result, &sum, sizeof sum);
+        return failed;
+    }
+    return float_tiles_sum(dtype, acc, (const char *)in, strided, n, threads, result);
+}
+
+int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc, const void *in, int64_t n,
+                        void *result) {
+    if (!is_v9(v)) return cured_cpu_sum(v, dtype, acc, cured_acc_dtype(acc), in, n, result); /* the model */
+    return v9_sum(dtype, acc, in, NULL, n, result);
+}
+
+int cured_cpu_tiles_sum_strided(const cured_version *v, cured_dtype dtype, cured_acc acc, const cured_strided *in,
+                                int64_t n, void *result) {
+    if (!is_v9(v)) return -1; /* not V9: the caller reads the C-order copy (cured.h) */
+    return v9_sum(dtype, acc, NULL, in, n, result);
 }

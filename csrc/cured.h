@@ -397,6 +397,39 @@ typedef struct {
  * `dst` in C order, on the pool's threads (cpu_gather.c). */
 void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int item, void *dst);
 
+/* A strided host array read a range of its C order at a time (cpu_gather.c), so that a CPU sum
+ * gathers each range into a buffer its cache keeps instead of copying the whole array first. */
+#define CURED_STRIDED_MOST_RANGE_BYTES ((int64_t)1 << 20)
+typedef struct {
+    const char *src;
+    int item;
+    int ndim;                                            /* merged dimensions, at least 1 */
+    int64_t shape[CURED_MAX_DIMS], from[CURED_MAX_DIMS]; /* C order; source strides in bytes */
+    int tiled;                  /* the source's smallest stride is dimension ndim - 2's: rows transposed */
+    int64_t least_range_bytes;  /* ranges read at once should be at least this long (whole rows to transpose) */
+} cured_strided;
+
+/* Fills *s for `src` laid out as `layout`; returns 1 where ranges read each source line about once
+ * (the smallest stride the last dimension's, or the one before it with ranges of at most
+ * CURED_STRIDED_MOST_RANGE_BYTES), else 0: copy the array into C order instead. */
+int cured_strided_of(const void *src, const cured_layout *layout, int item, cured_strided *s);
+
+/* Copies the elements [first, first + count) of the C order into dst, on the calling thread: those
+ * of one row (the last dimension) consecutive, each next row `pitch` bytes after the one before
+ * (the row's length times the item: all consecutive). */
+void cured_strided_range(const cured_strided *s, int64_t first, int64_t count, void *dst, int64_t pitch);
+
+/* The latest cut of the C order at or before `stop` (a row's start) that splits no source line
+ * among ranges of a tiled array, within the line before `stop`; `stop` itself otherwise. Rows of a
+ * line read in two ranges are read from memory twice, once a sweep along the rows. */
+int64_t cured_strided_line_cut(const cured_strided *s, int64_t stop);
+
+/* `layout` of the array at *data reordered as its elements lie in memory: its dimensions by
+ * decreasing stride, negative strides made positive (*data moved to the element first in memory).
+ * The same elements in another order, for sums whose order is free (integers): a transposed or
+ * Fortran-order array becomes a C-contiguous one (cpu_gather.c). */
+void cured_layout_in_memory_order(cured_layout *layout, const void **data);
+
 /* Copies the elements of `src` (item_size bytes each, laid out as `layout` says) into `dst` in C
  * order, on `stream`. The strides and src must be multiples of `unit` bytes (1, 2, 4 or 8), which
  * divides item_size. */
@@ -452,10 +485,20 @@ int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, c
 int cured_cpu_tiles_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in, int64_t n,
                         void *out);
 
+/* cured_cpu_tiles_sum's bits for V9 (only) over the strided host array `in` of n elements
+ * (cured_strided_of returned 1), each range of its C order gathered into a buffer that the cache
+ * keeps, then summed; for an integer accumulator, whose order is free, `in` may describe the
+ * elements in memory order (cured_layout_in_memory_order). Returns 0, or -1 when memory could not
+ * be had (or the version is not V9). */
+int cured_cpu_tiles_sum_strided(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const cured_strided *in,
+                                int64_t n, void *out);
+
 /* For tests: cured_cpu_tiles_sum on this many threads (0: as many as the input's size warrants, up
- * to the CPUs), and with `plain`, the portable C chains instead of the CPU's SIMD ones. The CPU sum
- * along axes (cpu_axis.c) takes the same number of threads. */
-void cured_set_cpu_tiles(int threads, int plain);
+ * to the CPUs), with `plain`, the portable C chains instead of the CPU's SIMD ones, and a strided
+ * input gathered in ranges of about `range_bytes` (0: as its size and rows ask), so that small
+ * arrays take the paths of large ones. The CPU sum along axes (cpu_axis.c) takes the same number
+ * of threads. */
+void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes);
 
 /* The threads a CPU sum over `bytes` of input takes (cpu_tiles.c): 1 below 2 MiB (waking the pool
  * costs more), then one a 256 KiB up to the CPUs, or what cured_set_cpu_tiles forced. */
@@ -474,10 +517,13 @@ static inline int64_t cured_cpu_work_bytes(int64_t elements, int item) { return 
  * modulo 2^64 (every order's bits: the integer accumulators' order is free) into out[r]. */
 void cured_cpu_integer_rows(cured_dtype dtype, const void *in, int64_t rows, int64_t length, uint64_t *out);
 
-/* The sum of `n` integer or bool elements of `dtype` at `in` modulo 2^(8 * result_bytes), for a
- * result of 1, 2 or 4 bytes (dtype=int8 to uint32, which NumPy sums in, wrapping), in lanes of that
- * width on the pool's threads (cpu_tiles.c). Only the low 8 * result_bytes bits of the return count. */
-uint64_t cured_cpu_wrapped_sum(cured_dtype dtype, int result_bytes, const void *in, int64_t n);
+/* The sum of `n` integer or bool elements of `dtype` at `in` (or, with `in` NULL, of the strided
+ * host array `strided`) modulo 2^(8 * result_bytes), for a result of 1, 2 or 4 bytes (dtype=int8 to
+ * uint32, which NumPy sums in, wrapping), in lanes of that width on the pool's threads
+ * (cpu_tiles.c), into *sum, of which only the low 8 * result_bytes bits count. Returns 0, or -1
+ * when memory could not be had (a strided input's buffers). */
+int cured_cpu_wrapped_sum(cured_dtype dtype, int result_bytes, const void *in, const cured_strided *strided, int64_t n,
+                          uint64_t *sum);
 
 /* Device set-up shared by every GPU entry point, done once a device and process: checks that a
  * device is there and gives the current device's memory pool a release threshold that keeps freed

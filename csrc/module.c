@@ -247,6 +247,15 @@ static void span_of(const void *data, const cured_layout *layout, int64_t n, int
     *end = n == 0 ? *first : (uintptr_t)data + (uintptr_t)high + (uintptr_t)item;
 }
 
+/* Whether `array` differs from a C-contiguous, aligned array of `dtype`'s native type in its layout
+ * alone (at most CURED_MAX_DIMS dimensions), which cpu_gather.c reads. */
+static int layout_alone_differs(PyArrayObject *array, cured_dtype dtype) {
+    PyArray_Descr *const native = PyArray_DescrFromType(npy_type_of(dtype));
+    const int same_type = PyArray_EquivTypes(PyArray_DESCR(array), native);
+    Py_DECREF(native);
+    return same_type && !PyArray_ISCARRAY_RO(array) && PyArray_NDIM(array) <= CURED_MAX_DIMS;
+}
+
 /* `array` as a C-contiguous, aligned array of `dtype`'s native type: itself where it is one; else a
  * copy, made by cpu_gather.c on the pool's threads with the GIL released where only the layout
  * differs (NumPy's copy of a transposed or Fortran-order array reads each element of a row from
@@ -254,8 +263,7 @@ static void span_of(const void *data, const cured_layout *layout, int64_t n, int
  * exception set. */
 static PyArrayObject *c_order(PyArrayObject *array, cured_dtype dtype) {
     PyArray_Descr *const native = PyArray_DescrFromType(npy_type_of(dtype));
-    const int same_type = PyArray_EquivTypes(PyArray_DESCR(array), native);
-    if (!same_type || PyArray_ISCARRAY_RO(array) || PyArray_NDIM(array) > CURED_MAX_DIMS)
+    if (!layout_alone_differs(array, dtype))
         return (PyArrayObject *)PyArray_FromArray(array, native, NPY_ARRAY_IN_ARRAY); /* steals native */
     cured_layout layout;
     layout_of(array, &layout);
@@ -267,8 +275,12 @@ static PyArrayObject *c_order(PyArrayObject *array, cured_dtype dtype) {
     return copy;
 }
 
+/* The host input of a sum, its version and dtypes into *args. args->array is C-contiguous, aligned
+ * and of the input dtype's native type, unless `keep_layout` and only its layout differs: then it
+ * is the input itself, for a CPU sum that reads it in place (strided_view), or for
+ * c_order_args. Returns 0, or -1 with an exception set. */
 static int prepare(PyObject *input, int is_dlpack, PyObject *version_obj, PyArray_Descr *requested, int allow_cub,
-                   sum_args *args) {
+                   int keep_layout, sum_args *args) {
     args->array = NULL;
     if (parse_version(version_obj, allow_cub, &args->version) < 0) return -1;
     PyArrayObject *array = host_array(input, is_dlpack);
@@ -277,9 +289,37 @@ static int prepare(PyObject *input, int is_dlpack, PyObject *version_obj, PyArra
         Py_DECREF(array);
         return -1;
     }
+    if (keep_layout && layout_alone_differs(array, args->in_dtype)) {
+        args->array = array;
+        return 0;
+    }
     args->array = c_order(array, args->in_dtype);
     Py_DECREF(array);
     return args->array == NULL ? -1 : 0;
+}
+
+/* args->array, kept in its layout by prepare, replaced by its C-order copy. Returns 0, or -1 with
+ * an exception set. */
+static int c_order_args(sum_args *args) {
+    if (PyArray_ISCARRAY_RO(args->array)) return 0;
+    PyArrayObject *copy = c_order(args->array, args->in_dtype);
+    if (copy == NULL) return -1;
+    Py_SETREF(args->array, copy);
+    return 0;
+}
+
+/* Whether the CPU sum reads host view `array` in place, a range of its C order at a time
+ * (cured_cpu_tiles_sum_strided, cured_cpu_wrapped_sum): V9, whose order the CPU follows at speed,
+ * on a non-contiguous view that cured_strided_of takes, described into *strided; integers in the
+ * order their elements lie in memory (cured_layout_in_memory_order), which their sum's bits do not
+ * depend on. Otherwise the sum reads its C-order copy. */
+static int strided_view(PyArrayObject *array, const sum_args *args, cured_strided *strided) {
+    if (PyArray_ISCARRAY_RO(array) || args->version->tree != CURED_TREE_WARPS) return 0;
+    cured_layout layout;
+    const void *data = PyArray_DATA(array);
+    layout_of(array, &layout);
+    if (!cured_dtype_is_float(cured_acc_dtype(args->acc))) cured_layout_in_memory_order(&layout, &data);
+    return cured_strided_of(data, &layout, cured_dtype_size(args->in_dtype), strided);
 }
 
 /* A NumPy scalar of the result dtype from the accumulator's 8 bytes. */
@@ -588,15 +628,20 @@ static PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_o
                                               "host array, pass a NumPy out= or none");
             goto done;
         }
-        if (prepare(input, array.host_dlpack, version_obj, requested, on_gpu, &args) < 0 ||
+        if (prepare(input, array.host_dlpack, version_obj, requested, on_gpu, 1, &args) < 0 ||
             check_state_version(&args) < 0)
             goto done;
-        const void *data = PyArray_DATA(args.array);
         const int64_t n = (int64_t)PyArray_SIZE(args.array);
         const int cpu =
             where == PLACE_CPU || (where == PLACE_AUTO && auto_picks_cpu(args.version, n, PyArray_NBYTES(args.array)));
         if (where == PLACE_AUTO && cpu && check_a_gpu(module) < 0) goto done;
         ran_on = cpu ? "cpu" : "gpu";
+        cured_strided strided_storage;
+        const cured_strided *strided = cpu && strided_view(args.array, &args, &strided_storage) ? &strided_storage : NULL;
+        if (strided == NULL && c_order_args(&args) < 0) goto done;
+        const void *data = strided == NULL ? PyArray_DATA(args.array) : NULL;
+        if (strided != NULL && strided->ndim == 1 && strided->from[0] == strided->item) /* memory order: contiguous */
+            data = strided->src, strided = NULL;
         if (!cpu) {
             cured_plan plan;
             cured_cuda_status status = cured_staged_plan(&plan, args.version, args.in_dtype, args.acc, n);
@@ -617,10 +662,12 @@ static PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_o
             clock_gettime(CLOCK_MONOTONIC, &start);
             if (args.version->tree != CURED_TREE_WARPS)
                 failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), data, n, &value);
-            else if (args.scalar_dtype != args.result_dtype) { /* V9's bits: integers' order is free */
-                value.u64 = cured_cpu_wrapped_sum(args.in_dtype, cured_dtype_size(args.scalar_dtype), data, n);
-                failed = 0;
-            } else
+            else if (args.scalar_dtype != args.result_dtype) /* V9's bits: integers' order is free */
+                failed = cured_cpu_wrapped_sum(args.in_dtype, cured_dtype_size(args.scalar_dtype), data, strided, n,
+                                               &value.u64);
+            else if (strided != NULL)
+                failed = cured_cpu_tiles_sum_strided(args.version, args.in_dtype, args.acc, strided, n, &value);
+            else
                 failed = cured_cpu_tiles_sum(args.version, args.in_dtype, args.acc, data, n, &value);
             clock_gettime(CLOCK_MONOTONIC, &end);
             Py_END_ALLOW_THREADS
@@ -1432,7 +1479,7 @@ static PyObject *py_bench(PyObject *module, PyObject *pos, PyObject *kwargs) {
                                          "a NumPy array");
         goto done;
     }
-    if (prepare(input, 0, version_obj, NULL, 1, &args) < 0) goto done;
+    if (prepare(input, 0, version_obj, NULL, 1, 0, &args) < 0) goto done;
     seconds = (double *)PyMem_Calloc((size_t)repeats, sizeof *seconds);
     if (seconds == NULL) {
         PyErr_NoMemory();
@@ -1680,10 +1727,12 @@ static PyObject *py_set_test_memory_bandwidth(PyObject *module, PyObject *args) 
 
 static PyObject *py_set_cpu_tiles(PyObject *module, PyObject *args) {
     int threads, plain;
+    long long range_bytes = 0;
     (void)module;
-    if (!PyArg_ParseTuple(args, "ip:_set_cpu_tiles", &threads, &plain)) return NULL;
-    if (threads < 0) return PyErr_Format(PyExc_ValueError, "_set_cpu_tiles: threads must be >= 0 (0: by size)");
-    cured_set_cpu_tiles(threads, plain);
+    if (!PyArg_ParseTuple(args, "ip|L:_set_cpu_tiles", &threads, &plain, &range_bytes)) return NULL;
+    if (threads < 0 || range_bytes < 0)
+        return PyErr_Format(PyExc_ValueError, "_set_cpu_tiles: threads and range_bytes must be >= 0 (0: by size)");
+    cured_set_cpu_tiles(threads, plain, (int64_t)range_bytes);
     Py_RETURN_NONE;
 }
 
@@ -1706,7 +1755,7 @@ static PyObject *py_model_sum(PyObject *module, PyObject *pos, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&:model_sum", keywords, &input, &version_obj,
                                      PyArray_DescrConverter2, &requested))
         return NULL;
-    if (prepare(input, 0, version_obj, requested, 0, &args) < 0) goto done;
+    if (prepare(input, 0, version_obj, requested, 0, 0, &args) < 0) goto done;
     if (cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), PyArray_DATA(args.array),
                       (int64_t)PyArray_SIZE(args.array), &value) != 0) {
         PyErr_NoMemory();
@@ -1939,8 +1988,9 @@ static PyMethodDef methods[] = {
     {"_driver_launches", py_driver_launches, METH_NOARGS,
      "_driver_launches()\n--\n\nFor tests: the kernel launches made through the driver so far."},
     {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
-     "_set_cpu_tiles(threads, plain)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as the input's "
-     "size warrants), and with `plain` its portable C chains instead of the CPU's SIMD ones."},
+     "_set_cpu_tiles(threads, plain, range_bytes=0)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as "
+     "the input's size warrants), with `plain` its portable C chains instead of the CPU's SIMD ones, and a strided "
+     "input gathered in ranges of about `range_bytes` (0: as its size asks)."},
     {"_fault", py_fault, METH_VARARGS,
      "_fault(k, error)\n--\n\nFor tests: the k-th CUDA runtime call or kernel launch of cured's host code from now "
      "on returns CUDA error `error` instead of running, once (k = 0: none); the count restarts either way."},

@@ -71,3 +71,54 @@ def test_rows_read_across_have_the_models_bits(seed, dtype):
             model = cured._cured.sum_axes(copy, copy.shape, (False, True), np.dtype(dtype), "cpu", model=True)
             got = cured.sum(view, axis=1, device="cpu")
             assert got.tobytes() == model.tobytes(), (rows, length)
+
+
+def line_offset_matrix(seed, dtype, shape, offset_bytes):
+    """A C-order matrix of random values whose data starts `offset_bytes` past a 64-byte line (NumPy
+    places arrays 16 bytes past one as often as not)."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape))
+    raw = np.empty(n * dtype.itemsize + 128, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset_bytes
+    x = raw[start:start + n * dtype.itemsize].view(dtype).reshape(shape)
+    x[...] = random_array(seed, dtype, n).reshape(shape)
+    return x
+
+
+@pytest.fixture
+def cpu_tiles():
+    """Sets V9's CPU threads and strided ranges for one test (cured._cured._set_cpu_tiles), then the
+    defaults."""
+    yield cured._cured._set_cpu_tiles
+    cured._cured._set_cpu_tiles(0, False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "uint16", "bool"], ids=str)
+def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
+    """A non-contiguous host array summed whole on the CPU is read in place, a range of its C order
+    at a time (cured_cpu_tiles_sum_strided; integers in memory order), and gives the bits of the sum
+    of its C-order copy: transposes whose rows are whole 4 KiB blocks (padded in the buffer, ranges
+    cut at source lines) from sources 0 to 48 bytes past a line, rows of other lengths, 3-D views
+    that merge to two dimensions and ones that do not (the copy), steps and reversed axes; on 1 and
+    3 threads, with ranges as the sizes ask and with ranges far shorter than a tile or a row."""
+    item = np.dtype(dtype).itemsize
+    views = []
+    for offset in (0, 16, 32, 48):  # transposed, rows of one 4 KiB block
+        x = line_offset_matrix(seed + offset, dtype, (4096 // item, 150), offset - offset % item)
+        views += [x.T, x[::-1].T, x[:, ::-1].T]
+    x = random_array(seed, np.dtype(dtype), 301 * 1027).reshape(301, 1027)
+    views += [x.T, np.asfortranarray(x), x[:, ::2], x[::-2, ::-1], x[5:6].T, x[:0].T]
+    y = random_array(seed + 1, np.dtype(dtype), 6 * 70 * 33).reshape(6, 70, 33)
+    views += [y.transpose(0, 2, 1), y.transpose(2, 0, 1), y.transpose(1, 0, 2)[:, ::-1]]
+    z = random_array(seed + 2, np.dtype(dtype), (1 << 17) + 3)
+    views += [z[::-1], z[::3], z[-2::-5]]
+    for threads, range_bytes in [(1, 0), (3, 0), (1, 4096), (3, 5000), (2, 1 << 16)]:
+        cpu_tiles(threads, False, range_bytes)
+        for view in views:
+            copy = np.ascontiguousarray(view)
+            got, want = cured.sum(view, device="cpu"), cured.sum(copy, device="cpu")
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), \
+                (view.shape, view.strides, threads, range_bytes)
+            if np.dtype(dtype).kind in "iub":  # NumPy's wrap in a narrower result, and the 64-bit sum
+                assert cured.sum(view, dtype=np.int8, device="cpu") == np.sum(copy, dtype=np.int8)
+                assert cured.sum(view, device="cpu") == np.sum(copy)
