@@ -324,13 +324,19 @@ typedef struct {
     double h2d, reduce, d2h;
 } cured_timing;
 
+typedef struct cured_strided cured_strided; /* a strided host array read a range at a time (below) */
+
 /* The whole sum of host memory `in` (plan->n elements) on the current GPU into *result (8 bytes:
- * int64, uint64, float or double; V10's state where the plan says, cured_plan_result_bytes), through pinned staging buffers, the copy overlapped with the
- * reduction (staged.c). The plan comes from cured_staged_plan. Fills *timing when it is not NULL.
- * Thread-safe; call it without the GIL. */
+ * int64, uint64, float or double; V10's state where the plan says, cured_plan_result_bytes), through
+ * pinned staging buffers, the copy overlapped with the reduction (staged.c); with `in` NULL, of the
+ * strided host array `strided` (cured_strided_of returned 1), each chunk gathered into its staging
+ * buffer in C order (or, for an integer accumulator, in the order cured_layout_in_memory_order
+ * gave). The plan comes from cured_staged_plan. Fills *timing when it is not NULL. Thread-safe;
+ * call it without the GIL. */
 cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *version, cured_dtype in_dtype,
                                     cured_acc acc, int64_t n);
-cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing);
+cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const cured_strided *strided, void *result,
+                                   cured_timing *timing);
 
 /* Results of `bytes` from device memory `device` into pageable host memory `host` (a fresh array),
  * after the work queued on `stream` (fetch.c): from the setting's fetch_min_bytes up by the host
@@ -400,14 +406,14 @@ void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int ite
 /* A strided host array read a range of its C order at a time (cpu_gather.c), so that a CPU sum
  * gathers each range into a buffer its cache keeps instead of copying the whole array first. */
 #define CURED_STRIDED_MOST_RANGE_BYTES ((int64_t)1 << 20)
-typedef struct {
+struct cured_strided {
     const char *src;
     int item;
     int ndim;                                            /* merged dimensions, at least 1 */
     int64_t shape[CURED_MAX_DIMS], from[CURED_MAX_DIMS]; /* C order; source strides in bytes */
     int tiled;                  /* the source's smallest stride is dimension ndim - 2's: rows transposed */
     int64_t least_range_bytes;  /* ranges read at once should be at least this long (whole rows to transpose) */
-} cured_strided;
+};
 
 /* Fills *s for `src` laid out as `layout`; returns 1 where ranges read each source line about once
  * (the smallest stride the last dimension's, or the one before it with ranges of at most

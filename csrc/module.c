@@ -308,13 +308,13 @@ static int c_order_args(sum_args *args) {
     return 0;
 }
 
-/* Whether the CPU sum reads host view `array` in place, a range of its C order at a time
- * (cured_cpu_tiles_sum_strided, cured_cpu_wrapped_sum): V9, whose order the CPU follows at speed,
- * on a non-contiguous view that cured_strided_of takes, described into *strided; integers in the
- * order their elements lie in memory (cured_layout_in_memory_order), which their sum's bits do not
- * depend on. Otherwise the sum reads its C-order copy. */
-static int strided_view(PyArrayObject *array, const sum_args *args, cured_strided *strided) {
-    if (PyArray_ISCARRAY_RO(array) || args->version->tree != CURED_TREE_WARPS) return 0;
+/* Whether the sum reads host view `array` in place, a range of its C order at a time (on the CPU,
+ * cured_cpu_tiles_sum_strided and cured_cpu_wrapped_sum for V9, whose order the CPU follows at
+ * speed; on the GPU, cured_staged_sum's lanes for every version), described into *strided:
+ * integers in the order their elements lie in memory (cured_layout_in_memory_order), which their
+ * sum's bits do not depend on. Otherwise the sum reads its C-order copy. */
+static int strided_view(PyArrayObject *array, const sum_args *args, int cpu, cured_strided *strided) {
+    if (PyArray_ISCARRAY_RO(array) || (cpu && args->version->tree != CURED_TREE_WARPS)) return 0;
     cured_layout layout;
     const void *data = PyArray_DATA(array);
     layout_of(array, &layout);
@@ -637,7 +637,7 @@ static PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_o
         if (where == PLACE_AUTO && cpu && check_a_gpu(module) < 0) goto done;
         ran_on = cpu ? "cpu" : "gpu";
         cured_strided strided_storage;
-        const cured_strided *strided = cpu && strided_view(args.array, &args, &strided_storage) ? &strided_storage : NULL;
+        const cured_strided *strided = strided_view(args.array, &args, cpu, &strided_storage) ? &strided_storage : NULL;
         if (strided == NULL && c_order_args(&args) < 0) goto done;
         const void *data = strided == NULL ? PyArray_DATA(args.array) : NULL;
         if (strided != NULL && strided->ndim == 1 && strided->from[0] == strided->item) /* memory order: contiguous */
@@ -648,7 +648,7 @@ static PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_o
             plan.result = plan_result(&args);
             if (status.code == cudaSuccess) {
                 Py_BEGIN_ALLOW_THREADS
-                status = cured_staged_sum(&plan, data, &value, want_timing ? &timing : NULL);
+                status = cured_staged_sum(&plan, data, strided, &value, want_timing ? &timing : NULL);
                 Py_END_ALLOW_THREADS
             }
             if (status.code != cudaSuccess) {

@@ -210,6 +210,7 @@ typedef struct {
 struct staged_sum {
     const cured_plan *plan;
     const char *in;
+    const cured_strided *strided; /* in NULL: a strided host array, gathered chunk by chunk */
     size_t item;
     cured_chunks chunks;
     int device;
@@ -236,7 +237,11 @@ static void run_lane(lane *l) {
         cured_chunk_span(&sum->chunks, k, &first, &count);
         const size_t offset = (size_t)first * sum->item, bytes = (size_t)count * sum->item;
         if (turn >= 2) CURED_TRY("cudaEventSynchronize", cudaEventSynchronize(l->kept.copied[b]));
-        memcpy(l->kept.host[b], sum->in + offset, bytes);
+        if (sum->strided != NULL)
+            cured_strided_range(sum->strided, first, count, l->kept.host[b],
+                                sum->strided->shape[sum->strided->ndim - 1] * (int64_t)sum->item);
+        else
+            memcpy(l->kept.host[b], sum->in + offset, bytes);
         char *const dst = sum->whole ? sum->whole_input + offset : l->device[b];
         CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(dst, l->kept.host[b], bytes, cudaMemcpyHostToDevice, l->stream));
         CURED_TRY("cudaEventRecord", cudaEventRecord(l->kept.copied[b], l->stream));
@@ -277,13 +282,14 @@ cured_cuda_status cured_staged_plan(cured_plan *plan, const cured_version *versi
     return cured_plan_make(plan, version, in_dtype, acc, n, staging_for(version, in_dtype, n).chunk);
 }
 
-cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, void *result, cured_timing *timing) {
+cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const cured_strided *strided, void *result,
+                                   cured_timing *timing) {
     cured_cuda_status status = cured_ok;
     const size_t item = (size_t)cured_dtype_size(plan->in_dtype);
     const size_t result_bytes = cured_plan_result_bytes(plan);
     const int misalign = cured_test_misalign() % (int)item == 0 ? cured_test_misalign() : 0;
     const staging_for_input setting = staging_for(plan->version, plan->in_dtype, plan->n);
-    staged_sum sum = {.plan = plan, .in = (const char *)in, .item = item, .whole = plan->version == NULL,
+    staged_sum sum = {.plan = plan, .in = (const char *)in, .strided = strided, .item = item, .whole = plan->version == NULL,
                       .timing = timing != NULL, .failure = CURED_LANES_FAILURE_INIT};
     /* The plan's part is the input where that is shorter than a chunk; the ramp still grows by a
      * lanes-th of the setting's whole chunk, so that an input of a few tiles stays one launch. A

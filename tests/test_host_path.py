@@ -3,6 +3,7 @@ threads ("lanes") copying at once, each chunk reduced while the next is copied. 
 size and lane count, the sum has the bits of the one-shot order (the CPU model); the device holds
 only the lanes' buffers, so an input larger than the free device memory is summed too."""
 import os
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -50,12 +51,42 @@ def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lane
         assert same_bits(cured.sum(x, version=version, device="gpu"), cured.sum(x, version=version, device="cpu")), (n, lanes)
 
 
+@pytest.mark.parametrize("version", [v.id for v in cured.versions()])
+def test_strided_host_arrays_are_gathered_chunk_by_chunk(seed, staging, version):
+    """A non-contiguous host array goes to the GPU without a whole C-order copy: each lane gathers
+    its chunk of the C order into its staging buffer (cured_strided_range; integers in memory
+    order), and the sum has the bits of the contiguous copy's for every version: transposes of whole
+    4 KiB rows from data 16 bytes past a line and of other rows, Fortran order, steps and reversed
+    axes, a 3-D view that is copied instead; 64 KiB chunks on 3 lanes, so that chunks end mid-row."""
+    staging(3, 64 << 10)
+    raw = random_array(seed, np.dtype("float32"), 1024 * 600 + 16)
+    start = ((-raw.ctypes.data) % 64 + 16) // 4
+    x = raw[start:start + 1024 * 600].reshape(600, 1024)
+    y = random_array(seed + 1, np.dtype("float64"), 301 * 1027).reshape(301, 1027)
+    z = random_array(seed + 2, np.dtype("int64"), 600 * 513).reshape(600, 513)
+    w = random_array(seed + 3, np.dtype("float16"), 30 * 40 * 50).reshape(30, 40, 50)
+    for view in (x.T, x[::-1, ::3], y.T, np.asfortranarray(y), y[::-1], z.T, z[:, ::2], w.transpose(2, 0, 1)):
+        copy = np.ascontiguousarray(view)
+        assert same_bits(cured.sum(view, version=version, device="gpu"),
+                         cured.sum(copy, version=version, device="cpu")), (view.shape, view.strides)
+    assert cured.sum(z.T, version=version, dtype=np.int8, device="gpu") == np.sum(z, dtype=np.int8)
+    tracemalloc.start()  # NumPy's allocations are traced: a whole copy would be one
+    try:
+        cured.sum(x.T, version=version, device="gpu")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < x.nbytes // 10
+
+
 def test_cub_through_the_staging_buffers(seed, staging):
     """CUB cannot be cut into pieces: its chunks land in one device buffer, then it runs once."""
     cupy = pytest.importorskip("cupy", reason="CuPy is not installed: no device copy to compare with")
     staging(3, 64 << 10)
     x = random_array(seed, np.dtype("float32"), 2**20 + 3)
     assert same_bits(cured.sum(x, version="cub"), cured.sum(cupy.asarray(x), version="cub"))
+    view = x[3:].reshape(1024, 1024).T  # gathered chunk by chunk in C order
+    assert same_bits(cured.sum(view, version="cub"), cured.sum(cupy.asarray(np.ascontiguousarray(view)), version="cub"))
 
 
 @pytest.mark.parametrize("version", [0, 8, 9])

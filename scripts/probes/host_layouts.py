@@ -3,7 +3,8 @@ in memory order: transposes, Fortran order, steps and reversed axes, whole and a
 time of the whole call, in turns in one process. A whole sum reads the array in place, a range of
 its C order at a time (csrc/cpu_gather.c's ranges, cpu_tiles.c's strided tasks; integers in memory
 order); "copied" times the path that preceded it, the C-order copy (cpu_gather.c) then the sum.
-Prints a line a case; nothing reads it. No GPU needed.
+Where a GPU is there, the whole sums on the GPU path too (device="gpu": the staging lanes gather
+their chunks; "gpu copied": the copy first). Prints a line a case; nothing reads it.
 
     python scripts/probes/host_layouts.py
 """
@@ -25,6 +26,11 @@ def at_line_offset(x, offset):
 
 
 def main():
+    try:
+        print(cured.device_info()["name"], flush=True)
+        gpu = True
+    except cured.CudaError:
+        gpu = False
     rng = np.random.default_rng(1)
     m = rng.standard_normal((2048, 1024)).astype(np.float32)
     fortran = np.asfortranarray(m)
@@ -48,10 +54,13 @@ def main():
                     "numpy": lambda: np.sum(view, axis=axis)}
         if axis is None:
             subjects["copied"] = lambda: cured.sum(cured._cured._c_order_copy(view), device="cpu")
+            if gpu:
+                subjects["gpu"] = lambda: cured.sum(view, device="gpu")
+                subjects["gpu copied"] = lambda: cured.sum(cured._cured._c_order_copy(view), device="gpu")
         times = _wall_in_turns(subjects, 40, 0.5)
         med = {k: statistics.median(v) * 1e6 for k, v in times.items()}
-        copied = f", copied {med['copied']:.1f}" if "copied" in med else ""
-        print(f"{name} axis {axis}: cured {med['cured']:.1f} us, numpy {med['numpy']:.1f}{copied}, "
+        more = "".join(f", {k} {med[k]:.1f}" for k in ("copied", "gpu", "gpu copied") if k in med)
+        print(f"{name} axis {axis}: cured {med['cured']:.1f} us, numpy {med['numpy']:.1f}{more}, "
               f"numpy / cured {med['numpy'] / med['cured']:.2f}", flush=True)
 
 
