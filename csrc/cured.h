@@ -415,6 +415,14 @@ struct cured_strided {
     int64_t least_range_bytes;  /* ranges read at once should be at least this long (whole rows to transpose) */
 };
 
+/* Whether the rows a tiled array's ranges hold are multiples of 4 KiB, whose starts all fall in one
+ * set of the L1 cache: rows written a few elements at a time across a line's worth of rows evict
+ * each other unless a line pads them (cpu_tiles.c's range buffers), which a GPU's staging buffer
+ * cannot (staged.c, module.c). */
+static inline int cured_strided_rows_alias(const cured_strided *s) {
+    return s->tiled && s->shape[s->ndim - 1] * s->item % 4096 == 0;
+}
+
 /* Fills *s for `src` laid out as `layout`; returns 1 where ranges read each source line about once
  * (the smallest stride the last dimension's, or the one before it with ranges of at most
  * CURED_STRIDED_MOST_RANGE_BYTES), else 0: copy the array into C order instead. */

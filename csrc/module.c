@@ -312,14 +312,21 @@ static int c_order_args(sum_args *args) {
  * cured_cpu_tiles_sum_strided and cured_cpu_wrapped_sum for V9, whose order the CPU follows at
  * speed; on the GPU, cured_staged_sum's lanes for every version), described into *strided:
  * integers in the order their elements lie in memory (cured_layout_in_memory_order), which their
- * sum's bits do not depend on. Otherwise the sum reads its C-order copy. */
+ * sum's bits do not depend on. Otherwise the sum reads its C-order copy; so do the GPU's lanes
+ * for transposed rows of whole 4 KiB (cured_strided_rows_alias), which they gathered more slowly
+ * than the copy made them on the pool's threads: on the H100's 16-CPU host (2026-11-27 20:09 UTC,
+ * scripts/probes/host_layouts.py, device="gpu", wall time) (2048, 1024) float32 .T 1025 us
+ * gathered by the lanes against 880 copied first, in Fortran order 944 against 834; where rows
+ * did not alias the lanes won or tied: (512, 512) float32 .T 271 against 469, 2^22 float32
+ * [::-1] 881 against 1037, int64 (2048, 1024).T (memory order: contiguous) 730 against 1207. */
 static int strided_view(PyArrayObject *array, const sum_args *args, int cpu, cured_strided *strided) {
     if (PyArray_ISCARRAY_RO(array) || (cpu && args->version->tree != CURED_TREE_WARPS)) return 0;
     cured_layout layout;
     const void *data = PyArray_DATA(array);
     layout_of(array, &layout);
     if (!cured_dtype_is_float(cured_acc_dtype(args->acc))) cured_layout_in_memory_order(&layout, &data);
-    return cured_strided_of(data, &layout, cured_dtype_size(args->in_dtype), strided);
+    return cured_strided_of(data, &layout, cured_dtype_size(args->in_dtype), strided) &&
+           (cpu || !cured_strided_rows_alias(strided));
 }
 
 /* A NumPy scalar of the result dtype from the accumulator's 8 bytes. */

@@ -55,9 +55,10 @@ def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lane
 def test_strided_host_arrays_are_gathered_chunk_by_chunk(seed, staging, version):
     """A non-contiguous host array goes to the GPU without a whole C-order copy: each lane gathers
     its chunk of the C order into its staging buffer (cured_strided_range; integers in memory
-    order), and the sum has the bits of the contiguous copy's for every version: transposes of whole
-    4 KiB rows from data 16 bytes past a line and of other rows, Fortran order, steps and reversed
-    axes, a 3-D view that is copied instead; 64 KiB chunks on 3 lanes, so that chunks end mid-row."""
+    order), and the sum has the bits of the contiguous copy's for every version: transposes of other
+    rows than whole 4 KiB ones, Fortran order, steps and reversed axes; and those copied first, a
+    transpose of whole 4 KiB rows from data 16 bytes past a line (cured_strided_rows_alias) and a
+    3-D view; 64 KiB chunks on 3 lanes, so that chunks end mid-row."""
     staging(3, 64 << 10)
     raw = random_array(seed, np.dtype("float32"), 1024 * 600 + 16)
     start = ((-raw.ctypes.data) % 64 + 16) // 4
@@ -72,11 +73,11 @@ def test_strided_host_arrays_are_gathered_chunk_by_chunk(seed, staging, version)
     assert cured.sum(z.T, version=version, dtype=np.int8, device="gpu") == np.sum(z, dtype=np.int8)
     tracemalloc.start()  # NumPy's allocations are traced: a whole copy would be one
     try:
-        cured.sum(x.T, version=version, device="gpu")
+        cured.sum(y.T, version=version, device="gpu")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < x.nbytes // 10
+    assert peak < y.nbytes // 10
 
 
 def test_cub_through_the_staging_buffers(seed, staging):
