@@ -375,7 +375,7 @@ static int64_t strided_range(const cured_strided *strided, int64_t block, int it
  * 2026-11-27 19:40 UTC): 741 to 746 us with rows back to back, 546 to 559 with a line between. */
 static int64_t range_pitch(const cured_strided *strided) {
     const int64_t row = strided->shape[strided->ndim - 1] * strided->item;
-    return strided->tiled && row % 4096 == 0 ? row + 64 : row;
+    return cured_strided_rows_alias(strided) ? row + 64 : row;
 }
 
 /* A buffer for a range of `range` elements at range_pitch: element f of a range from `first` lies
@@ -766,10 +766,17 @@ static int is_v9(const cured_version *v) {
     return v->schedule == CURED_TILES && v->tree == CURED_TREE_WARPS && v->threads == THREADS && v->per_thread == VECTORS;
 }
 
+/* A transposed (tiled) strided input's work per byte against a contiguous one's, for the threads it
+ * takes: one thread of the H100's 16-CPU host summed (512, 512) float32 .T (1 MiB) in 174 us where
+ * a contiguous MiB takes 30 to 34 (2026-11-27 20:16 UTC, scripts/probes/host_layouts.py), so the
+ * pool's threads pay from a quarter of PARALLEL_BYTES. */
+#define TILED_WORK 4
+
 /* V9's sum of contiguous `in` or (in NULL) of `strided`. */
 static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_strided *strided, int64_t n,
                   void *result) {
-    const int threads = cured_cpu_threads_for(cured_cpu_work_bytes(n, cured_dtype_size(dtype)));
+    const int64_t work = cured_cpu_work_bytes(n, cured_dtype_size(dtype));
+    const int threads = cured_cpu_threads_for(strided != NULL && strided->tiled ? work * TILED_WORK : work);
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
     if (n == 0) return 0;
     if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {
