@@ -18,6 +18,7 @@ typedef struct {
     PyObject *python_sum; /* cured.numpy_sum._python_sum: the calls numpy_sum leaves to Python */
     PyObject *no_value;   /* cured.numpy_sum._NO_VALUE: initial= not given */
     long default_version; /* cured.DEFAULT_VERSION: the version that sums along axes */
+    PyObject *shape_name; /* "shape", interned: a device array's extents (device_axes_route) */
 } module_state;
 
 static module_state *state_of(PyObject *module) { return (module_state *)PyModule_GetState(module); }
@@ -714,8 +715,12 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     return result;
 }
 
-static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyArray_Descr *requested, PyObject *out,
-                      int keepdims, PyObject *initial, PyObject *version, const char *place, PyObject **result);
+static int axes_route(PyObject *module, PyObject *input, PyArray_Descr *descr, int ndim, const npy_intp *extents,
+                      PyObject *axis, PyArray_Descr *requested, PyObject *out, int keepdims, PyObject *initial,
+                      PyObject *version, const char *place, PyObject **result);
+static int device_axes_route(PyObject *module, PyObject *input, PyObject *axis, PyArray_Descr *requested,
+                             PyObject *out, int keepdims, PyObject *initial, PyObject *version, const char *place,
+                             PyObject **result);
 
 /* cured.sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing): NumPy's
  * signature, every argument given, as cured/numpy_sum.py's sum passes it on. The common calls, a
@@ -751,8 +756,11 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
     /* A subclass of ndarray goes to Python, which refuses those with a sum of their own. */
     const int here = axis == Py_None && plain && no_initial && keepdims == Py_False && (float_acc || integer_acc) &&
                      !PyArray_Check(out) && (!PyArray_Check(input) || PyArray_CheckExact(input));
+    /* Along axes: a NumPy array, or a device array (not a NumPy array of another type), into a NumPy
+     * result or out=. */
     const int along_axes = !here && plain && initial != Py_None && (keepdims == Py_False || keepdims == Py_True) &&
-                           PyArray_CheckExact(input) && (out == Py_None || PyArray_CheckExact(out));
+                           (PyArray_CheckExact(input) || !PyArray_Check(input)) &&
+                           (out == Py_None || PyArray_CheckExact(out));
     const char *const place = here || along_axes ? PyUnicode_AsUTF8(device) : NULL;
     PyObject *result = NULL;
     if ((here || along_axes) && place == NULL) goto done;
@@ -760,10 +768,15 @@ static PyObject *py_numpy_sum(PyObject *module, PyObject *const *argv, Py_ssize_
         result = sum_call(module, input, version, requested, place, 0, out, 0, Py_None);
         goto done;
     }
-    if (!along_axes ||
-        !axes_route(module, (PyArrayObject *)input, axis, requested, out, keepdims == Py_True,
-                    no_initial ? NULL : initial, version, place, &result))
-        result = PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
+    PyObject *const start = no_initial ? NULL : initial;
+    const int routed =
+        along_axes && (PyArray_Check(input)
+                           ? axes_route(module, input, PyArray_DESCR((PyArrayObject *)input),
+                                        PyArray_NDIM((PyArrayObject *)input), PyArray_DIMS((PyArrayObject *)input),
+                                        axis, requested, out, keepdims == Py_True, start, version, place, &result)
+                           : device_axes_route(module, input, axis, requested, out, keepdims == Py_True, start,
+                                               version, place, &result));
+    if (!routed) result = PyObject_Vectorcall(state->python_sum, argv, (size_t)argc, NULL);
 done:
     Py_XDECREF(requested);
     return result;
@@ -1351,12 +1364,11 @@ static PyObject *numpy_scalar(cured_dtype dtype, PyObject *value) {
  * Returns 1 with *result set (NULL with an exception set where the sum failed), or 0
  * where the call is not this route's: Python takes it, and raises NumPy's errors for a bad axis or
  * out=. */
-static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, PyArray_Descr *requested, PyObject *out,
-                      int keepdims, PyObject *initial, PyObject *version, const char *place, PyObject **result) {
-    PyArray_Descr *const descr = PyArray_DESCR(input);
+static int axes_route(PyObject *module, PyObject *input, PyArray_Descr *descr, int ndim, const npy_intp *extents,
+                      PyObject *axis, PyArray_Descr *requested, PyObject *out, int keepdims, PyObject *initial,
+                      PyObject *version, const char *place, PyObject **result) {
     const char kind = descr->kind;
     const int size = (int)PyDataType_ELSIZE(descr);
-    const int ndim = PyArray_NDIM(input);
     if (!PyDataType_ISNOTSWAPPED(descr) || !(kind == 'b' || kind == 'i' || kind == 'u' || kind == 'f') || size > 8 ||
         ndim < 1 || ndim > CURED_MAX_DIMS)
         return 0;
@@ -1383,7 +1395,7 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
     axes.ndim = ndim;
     int reduced = 0;
     for (int d = 0; d < ndim; ++d) {
-        axes.shape[d] = (int64_t)PyArray_DIM(input, d);
+        axes.shape[d] = (int64_t)extents[d];
         axes.reduce[d] = axis == Py_None;
     }
     const int listed = PyTuple_CheckExact(axis);
@@ -1429,8 +1441,7 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
     PyArray_Descr *const acc_descr = PyArray_DescrFromType(npy_type_of(cured_acc_dtype(acc)));
     PyObject *summed;
     if (reduced == ndim) {
-        summed = sum_call(module, (PyObject *)input, version, start != NULL ? acc_descr : requested, place, 0, Py_None,
-                          0, Py_None);
+        summed = sum_call(module, input, version, start != NULL ? acc_descr : requested, place, 0, Py_None, 0, Py_None);
         if (summed != NULL && start != NULL) {
             Py_SETREF(summed, PyNumber_Add(summed, start));
             if (summed != NULL && result_dtype != cured_acc_dtype(acc))
@@ -1439,7 +1450,7 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
         if (summed != NULL && (keepdims || out != Py_None)) Py_SETREF(summed, PyArray_FromScalar(summed, NULL));
     } else {
         PyObject *const into = out != Py_None && result_dtype == cured_acc_dtype(acc) ? out : Py_None;
-        summed = sum_axes_run(module, (PyObject *)input, &axes, acc_descr, place, Py_None, NULL, Py_None, 0, 0, 0, into);
+        summed = sum_axes_run(module, input, &axes, acc_descr, place, Py_None, NULL, Py_None, 0, 0, 0, into);
         if (summed != NULL && start != NULL) Py_SETREF(summed, PyNumber_InPlaceAdd(summed, start));
         if (summed != NULL && result_dtype != cured_acc_dtype(acc)) /* float16's rounding; an integer's wrap */
             Py_SETREF(summed, PyArray_CastToType((PyArrayObject *)summed, PyArray_DescrFromType(npy_type_of(result_dtype)),
@@ -1461,6 +1472,41 @@ static int axes_route(PyObject *module, PyArrayObject *input, PyObject *axis, Py
     }
     *result = summed;
     return 1;
+}
+
+/* axes_route for a device array whose dtype its interface gives before any CUDA call (the CUDA Array
+ * Interface; PyTorch's and CuPy's arrays, read from their attributes), its extents from its `shape`
+ * attribute; DLPack-only arrays, objects with no `shape` (a bare interface) and device="cpu"
+ * (ValueError) go to Python. The sums run on the array's GPU (sum_axes_run) into a NumPy result or
+ * out=, as the Python path's. */
+static int device_axes_route(PyObject *module, PyObject *input, PyObject *axis, PyArray_Descr *requested,
+                             PyObject *out, int keepdims, PyObject *initial, PyObject *version, const char *place,
+                             PyObject **result) {
+    device_array array;
+    npy_intp extents[CURED_MAX_DIMS];
+    memset(&array, 0, sizeof array);
+    const int found = device_array_find(input, &array);
+    int routed = 0;
+    if (found <= 0 || array.is_dlpack || array.descr == NULL || strcmp(place, "cpu") == 0) goto done;
+    PyObject *const shape = PyObject_GetAttr(input, state_of(module)->shape_name);
+    if (shape == NULL || !PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) > CURED_MAX_DIMS) { /* torch.Size: a tuple */
+        Py_XDECREF(shape);
+        goto done;
+    }
+    const int ndim = (int)PyTuple_GET_SIZE(shape);
+    int64_t n = 1;
+    for (int d = 0; d < ndim; ++d) {
+        extents[d] = (npy_intp)PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
+        n *= (int64_t)extents[d];
+    }
+    Py_DECREF(shape);
+    if (PyErr_Occurred() || n != array.n) goto done; /* a shape that is not its elements': Python's */
+    routed = axes_route(module, input, array.descr, ndim, extents, axis, requested, out, keepdims, initial, version,
+                        place, result);
+done:
+    if (!routed) PyErr_Clear(); /* Python's path raises the errors, the same ones */
+    device_array_release(&array);
+    return routed;
 }
 
 /* ---- bench ----------------------------------------------------------------------------------- */
@@ -2065,6 +2111,7 @@ static int module_exec(PyObject *module) {
         PyExc_RuntimeError, NULL);
     if (state->cuda_error == NULL) return -1;
     if (PyModule_AddObjectRef(module, "CudaError", state->cuda_error) < 0) return -1;
+    if ((state->shape_name = PyUnicode_InternFromString("shape")) == NULL) return -1;
     /* The exact state's layout, for cured.ExactSum: limbs of 32 bits, limb 0's bit 0 worth 2^EXACT_UNIT_EXP. */
     if (PyModule_AddIntConstant(module, "EXACT_LIMBS", CURED_EXACT_LIMBS) < 0 ||
         PyModule_AddIntConstant(module, "EXACT_UNIT_EXP", CURED_EXACT_UNIT_EXP) < 0)
@@ -2079,6 +2126,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(state->cuda_error);
     Py_VISIT(state->python_sum);
     Py_VISIT(state->no_value);
+    Py_VISIT(state->shape_name);
     return 0;
 }
 
@@ -2087,6 +2135,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(state->cuda_error);
     Py_CLEAR(state->python_sum);
     Py_CLEAR(state->no_value);
+    Py_CLEAR(state->shape_name);
     return 0;
 }
 

@@ -3,6 +3,7 @@ host, through both protocols (CUDA Array Interface 2 and 3, DLPack versioned and
 contiguous, strided and misaligned arrays, after work pending on the producer's stream, and on a
 second GPU. Each library's tests are skipped, with the reason, where it is not installed."""
 import importlib
+import itertools
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
@@ -311,6 +312,54 @@ def test_torch_tensors_along_axes_into_out_and_on_the_host(seed):
     assert cured.sum(t, axis=0, out=out) is out
     assert np.array_equal(out.cpu().numpy(), cured.sum(x, axis=0, device="cpu"))
     assert same_bits(cured.sum(torch.from_numpy(x)), cured.sum(x, device="cpu"))
+
+
+@pytest.mark.parametrize("library", ["cupy", "torch"])
+def test_calls_along_axes_are_made_in_c_with_the_python_paths_bits(seed, library, monkeypatch):
+    """A CuPy array or a PyTorch tensor along axes, with keepdims= a bool, a dtype= that casts no
+    element, initial= or a NumPy out=, is summed without cured/numpy_sum.py's Python path (module.c's
+    device_axes_route; the path is watched here): the bits, type, shape and dtype the Python path
+    gives (taken with keepdims= a NumPy bool), NumPy's values for integers; device="cpu" and
+    version="cub" still go to Python, which raises or runs them."""
+    xp = need(library)
+    taken = []
+    python_sum = cured.numpy_sum._python_sum
+
+    def watched(*args):
+        taken.append(args[1:6])
+        return python_sum(*args)
+
+    cured._cured._set_python_sum(watched, cured.numpy_sum._NO_VALUE, cured.DEFAULT_VERSION)
+    try:
+        for dtype, into in [("float32", None), ("float32", "float64"), ("int32", None), ("int32", "int16")]:
+            x = random_array(seed, np.dtype(dtype), 6 * 5 * 4).reshape(6, 5, 4)
+            d = xp.asarray(x) if library == "cupy" else xp.from_numpy(x).cuda()
+            for axis, keepdims, initial in itertools.product([None, 0, -1, (0, 2), (0, 1, 2)], (False, True),
+                                                             ({}, {"initial": 3})):
+                if axis is None and not keepdims and not initial:
+                    continue  # a sum of every element: sum_call, as ever
+                kwargs = {"axis": axis, "dtype": into, "keepdims": keepdims, **initial}
+                before = len(taken)
+                got = cured.sum(d, **kwargs)
+                assert len(taken) == before, kwargs  # not through Python
+                general = cured.sum(d, **{**kwargs, "keepdims": np.bool_(keepdims)})
+                assert len(taken) == before + 1
+                want = np.sum(x, **kwargs)
+                assert type(got) is type(general) is type(want), kwargs
+                assert np.shape(got) == np.shape(want) and got.dtype == want.dtype, kwargs
+                assert np.asarray(got).tobytes() == np.asarray(general).tobytes(), kwargs
+                if want.dtype.kind != "f":
+                    assert np.array_equal(got, want), kwargs
+                if np.ndim(want):
+                    out = np.full_like(want, 3)
+                    assert cured.sum(d, out=out, **kwargs) is out and out.tobytes() == np.asarray(general).tobytes()
+                    assert len(taken) == before + 1, kwargs
+        before = len(taken)
+        with pytest.raises(ValueError, match="device='cpu'"):
+            cured.sum(d, axis=0, device="cpu")
+        assert len(taken) == before + 1
+    finally:
+        cured._cured._set_python_sum(python_sum, cured.numpy_sum._NO_VALUE, cured.DEFAULT_VERSION)
 
 
 def test_torch_producer_on_another_stream(seed):
