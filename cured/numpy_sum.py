@@ -161,15 +161,16 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     CudaError   any other CUDA failure, including no GPU or no driver.
     """
     # The common calls, a sum of every element into a NumPy scalar or a device element and a NumPy
-    # array's sum along axes (with keepdims=, a dtype= that casts no element, initial= or a NumPy
-    # out=), are made in C without another Python frame (issue 12: every microsecond here is the
-    # user's); the rest comes back to _python_sum.
+    # array's, CuPy array's or PyTorch tensor's sum along axes (with keepdims=, a dtype= that casts
+    # no element, initial= or a NumPy out=), are made in C without another Python frame (issue 12:
+    # every microsecond here is the user's); the rest comes back to _python_sum.
     return _cured.numpy_sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing)
 
 
 def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing):
-    """cured.sum's calls that _cured.numpy_sum does not make in C: device arrays along axes, or with
-    keepdims=, initial=, an integer dtype= or a NumPy out=; a dtype= that casts each element first;
+    """cured.sum's calls that _cured.numpy_sum does not make in C: device arrays that only DLPack or a
+    bare CUDA Array Interface (no `shape`) describes, along axes or with keepdims=, initial=, an
+    integer dtype= or a NumPy out=; a device out= along axes; a dtype= that casts each element first;
     initial=None or of another type than int and float; 0-d and byte-swapped arrays, axis=(), axes
     given as NumPy integers and versions other than the default, along axes; an out= of another
     dtype than the result's; ndarray subclasses; where=; timing=True; and every argument error."""
