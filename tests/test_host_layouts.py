@@ -103,9 +103,10 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
     3 threads, with ranges as the sizes ask and with ranges far shorter than a tile or a row."""
     item = np.dtype(dtype).itemsize
     views = []
-    for offset in (0, 16, 32, 48):  # transposed, rows of one 4 KiB block
+    for offset in (0, 16, 32, 48):  # transposed, rows of one 4 KiB block; runs of 37 rows, 3 of them
         x = line_offset_matrix(seed + offset, dtype, (4096 // item, 150), offset - offset % item)
-        views += [x.T, x[::-1].T, x[:, ::-1].T]
+        runs = line_offset_matrix(seed + offset + 1, dtype, (3, 4096 // item, 37), offset - offset % item)
+        views += [x.T, x[::-1].T, x[:, ::-1].T, runs.transpose(0, 2, 1)]
     x = random_array(seed, np.dtype(dtype), 301 * 1027).reshape(301, 1027)
     views += [x.T, np.asfortranarray(x), x[:, ::2], x[::-2, ::-1], x[5:6].T, x[:0].T]
     y = random_array(seed + 1, np.dtype(dtype), 6 * 70 * 33).reshape(6, 70, 33)
