@@ -18,7 +18,8 @@ typedef struct {
     PyObject *python_sum; /* cured.numpy_sum._python_sum: the calls numpy_sum leaves to Python */
     PyObject *no_value;   /* cured.numpy_sum._NO_VALUE: initial= not given */
     long default_version; /* cured.DEFAULT_VERSION: the version that sums along axes */
-    PyObject *shape_name; /* "shape", interned: a device array's extents (device_axes_route) */
+    PyObject *shape_name;     /* "shape", interned: a device array's extents (device_axes_route) */
+    PyObject *interface_name; /* "__cuda_array_interface__", interned: a bare interface's (the same) */
 } module_state;
 
 static module_state *state_of(PyObject *module) { return (module_state *)PyModule_GetState(module); }
@@ -1477,9 +1478,9 @@ static int axes_route(PyObject *module, PyObject *input, PyArray_Descr *descr, i
 
 /* axes_route for a device array whose dtype its interface gives before any CUDA call (the CUDA Array
  * Interface; PyTorch's and CuPy's arrays, read from their attributes), its extents from its `shape`
- * attribute; DLPack-only arrays, objects with no `shape` (a bare interface) and device="cpu"
- * (ValueError) go to Python. The sums run on the array's GPU (sum_axes_run) into a NumPy result or
- * out=, as the Python path's. */
+ * attribute, or from its interface's where it has none (an object that only exposes one);
+ * DLPack-only arrays and device="cpu" (ValueError) go to Python. The sums run on the array's GPU
+ * (sum_axes_run) into a NumPy result or out=, as the Python path's. */
 static int device_axes_route(PyObject *module, PyObject *input, PyObject *axis, PyArray_Descr *requested,
                              PyObject *out, int keepdims, PyObject *initial, PyObject *version, const char *place,
                              PyObject **result) {
@@ -1489,7 +1490,15 @@ static int device_axes_route(PyObject *module, PyObject *input, PyObject *axis, 
     const int found = device_array_find(input, &array);
     int routed = 0;
     if (found <= 0 || array.is_dlpack || array.descr == NULL || strcmp(place, "cpu") == 0) goto done;
-    PyObject *const shape = PyObject_GetAttr(input, state_of(module)->shape_name);
+    PyObject *shape = PyObject_GetAttr(input, state_of(module)->shape_name);
+    if (shape == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) { /* a bare interface: its "shape" */
+        PyErr_Clear();
+        PyObject *const interface = PyObject_GetAttr(input, state_of(module)->interface_name);
+        shape = interface != NULL && PyDict_Check(interface) ? PyDict_GetItemWithError(interface, state_of(module)->shape_name)
+                                                             : NULL;
+        Py_XINCREF(shape);
+        Py_XDECREF(interface);
+    }
     if (shape == NULL || !PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) > CURED_MAX_DIMS) { /* torch.Size: a tuple */
         Py_XDECREF(shape);
         goto done;
@@ -2113,6 +2122,7 @@ static int module_exec(PyObject *module) {
     if (state->cuda_error == NULL) return -1;
     if (PyModule_AddObjectRef(module, "CudaError", state->cuda_error) < 0) return -1;
     if ((state->shape_name = PyUnicode_InternFromString("shape")) == NULL) return -1;
+    if ((state->interface_name = PyUnicode_InternFromString("__cuda_array_interface__")) == NULL) return -1;
     /* The exact state's layout, for cured.ExactSum: limbs of 32 bits, limb 0's bit 0 worth 2^EXACT_UNIT_EXP. */
     if (PyModule_AddIntConstant(module, "EXACT_LIMBS", CURED_EXACT_LIMBS) < 0 ||
         PyModule_AddIntConstant(module, "EXACT_UNIT_EXP", CURED_EXACT_UNIT_EXP) < 0)
@@ -2128,6 +2138,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg) {
     Py_VISIT(state->python_sum);
     Py_VISIT(state->no_value);
     Py_VISIT(state->shape_name);
+    Py_VISIT(state->interface_name);
     return 0;
 }
 
@@ -2137,6 +2148,7 @@ static int module_clear(PyObject *module) {
     Py_CLEAR(state->python_sum);
     Py_CLEAR(state->no_value);
     Py_CLEAR(state->shape_name);
+    Py_CLEAR(state->interface_name);
     return 0;
 }
 

@@ -316,11 +316,12 @@ def test_torch_tensors_along_axes_into_out_and_on_the_host(seed):
 
 @pytest.mark.parametrize("library", ["cupy", "torch"])
 def test_calls_along_axes_are_made_in_c_with_the_python_paths_bits(seed, library, monkeypatch):
-    """A CuPy array or a PyTorch tensor along axes, with keepdims= a bool, a dtype= that casts no
-    element, initial= or a NumPy out=, is summed without cured/numpy_sum.py's Python path (module.c's
-    device_axes_route; the path is watched here): the bits, type, shape and dtype the Python path
-    gives (taken with keepdims= a NumPy bool), NumPy's values for integers; device="cpu" and
-    version="cub" still go to Python, which raises or runs them."""
+    """A CuPy array, a PyTorch tensor or an object with only a CUDA Array Interface along axes, with
+    keepdims= a bool, a dtype= that casts no element, initial= or a NumPy out=, is summed without
+    cured/numpy_sum.py's Python path (module.c's device_axes_route; the path is watched here): the
+    bits, type, shape and dtype the Python path gives (taken with keepdims= a NumPy bool), NumPy's
+    values for integers; device="cpu" and version="cub" still go to Python, which raises or runs
+    them."""
     xp = need(library)
     taken = []
     python_sum = cured.numpy_sum._python_sum
@@ -334,6 +335,8 @@ def test_calls_along_axes_are_made_in_c_with_the_python_paths_bits(seed, library
         for dtype, into in [("float32", None), ("float32", "float64"), ("int32", None), ("int32", "int16")]:
             x = random_array(seed, np.dtype(dtype), 6 * 5 * 4).reshape(6, 5, 4)
             d = xp.asarray(x) if library == "cupy" else xp.from_numpy(x).cuda()
+            if library == "cupy" and dtype == "int32":
+                d = CAI(d)  # a bare interface: its extents from the interface's shape
             for axis, keepdims, initial in itertools.product([None, 0, -1, (0, 2), (0, 1, 2)], (False, True),
                                                              ({}, {"initial": 3})):
                 if axis is None and not keepdims and not initial:
@@ -357,7 +360,8 @@ def test_calls_along_axes_are_made_in_c_with_the_python_paths_bits(seed, library
         before = len(taken)
         with pytest.raises(ValueError, match="device='cpu'"):
             cured.sum(d, axis=0, device="cpu")
-        assert len(taken) == before + 1
+        assert np.array_equal(cured.sum(d, axis=-1, version="cub"), np.sum(x, axis=-1))
+        assert len(taken) == before + 2
     finally:
         cured._cured._set_python_sum(python_sum, cured.numpy_sum._NO_VALUE, cured.DEFAULT_VERSION)
 
