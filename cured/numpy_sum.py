@@ -168,9 +168,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
 
 
 def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing):
-    """cured.sum's calls that _cured.numpy_sum does not make in C: device arrays that only DLPack or a
-    bare CUDA Array Interface (no `shape`) describes, along axes or with keepdims=, initial=, an
-    integer dtype= or a NumPy out=; a device out= along axes; a dtype= that casts each element first;
+    """cured.sum's calls that _cured.numpy_sum does not make in C: device arrays that only DLPack
+    describes, along axes or with keepdims=, initial=, an integer dtype= or a NumPy out=; a device
+    out= along axes; a dtype= that casts each element first;
     initial=None or of another type than int and float; 0-d and byte-swapped arrays, axis=(), axes
     given as NumPy integers and versions other than the default, along axes; an out= of another
     dtype than the result's; ndarray subclasses; where=; timing=True; and every argument error."""
