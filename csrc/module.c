@@ -322,7 +322,9 @@ static int c_order_args(sum_args *args) {
  * did not alias the lanes won or tied: (512, 512) float32 .T 271 against 469, 2^22 float32
  * [::-1] 881 against 1037, int64 (2048, 1024).T (memory order: contiguous) 730 against 1207. */
 static int strided_view(PyArrayObject *array, const sum_args *args, int cpu, cured_strided *strided) {
-    if (PyArray_ISCARRAY_RO(array) || (cpu && args->version->tree != CURED_TREE_WARPS)) return 0;
+    /* An unaligned array is copied: the sums' loops read their elements as typed, aligned values. */
+    if (PyArray_ISCARRAY_RO(array) || !PyArray_ISALIGNED(array) || (cpu && args->version->tree != CURED_TREE_WARPS))
+        return 0;
     cured_layout layout;
     const void *data = PyArray_DATA(array);
     layout_of(array, &layout);

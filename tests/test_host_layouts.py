@@ -113,6 +113,9 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
     views += [y.transpose(0, 2, 1), y.transpose(2, 0, 1), y.transpose(1, 0, 2)[:, ::-1]]
     z = random_array(seed + 2, np.dtype(dtype), (1 << 17) + 3)
     views += [z[::-1], z[::3], z[-2::-5]]
+    if item > 1:  # unaligned (copied first): a byte past the elements' alignment
+        raw = np.frombuffer(b"\0" + z[:300 * 201].tobytes(), dtype=z.dtype, offset=1)
+        views += [raw, raw.reshape(300, 201).T, raw[::-2]]
     for threads, range_bytes in [(1, 0), (3, 0), (1, 4096), (3, 5000), (2, 1 << 16)]:
         cpu_tiles(threads, False, range_bytes)
         for view in views:
