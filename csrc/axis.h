@@ -199,9 +199,10 @@ int cured_cpu_axis_sum_fast(const cured_axis_fold *fold, cured_dtype in_dtype, c
                             void *out);
 
 /* Whether cured_cpu_rows_across takes `rows` rows of `length` elements of `dtype`: float32 or
- * float64, and each row one segment of fewer than CURED_AXIS_BLOCK_ROW_CHUNKS chunks. */
+ * float64, rows and elements there (an empty array is the general path's), and each row one
+ * segment of fewer than CURED_AXIS_BLOCK_ROW_CHUNKS chunks. */
 static inline int cured_axis_rows_across_fits(cured_dtype dtype, int64_t rows, int64_t length) {
-    if (dtype != CURED_FLOAT32 && dtype != CURED_FLOAT64) return 0;
+    if ((dtype != CURED_FLOAT32 && dtype != CURED_FLOAT64) || rows < 1 || length < 1) return 0;
     const cured_axis_step step = cured_axis_step_of(rows, length, 1, cured_dtype_size(dtype));
     return step.segments == 1 && step.chunks < CURED_AXIS_BLOCK_ROW_CHUNKS;
 }

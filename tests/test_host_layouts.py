@@ -126,3 +126,19 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
             if np.dtype(dtype).kind in "iub":  # NumPy's wrap in a narrower result, and the 64-bit sum
                 assert cured.sum(view, dtype=np.int8, device="cpu") == np.sum(copy, dtype=np.int8)
                 assert cured.sum(view, device="cpu") == np.sum(copy)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_empty_transposed_matrices_along_axes(dtype):
+    """Matrices with no rows or no columns whose strides are a transpose's (as reshapes and
+    transposes of empty arrays leave them; NumPy's own empty arrays may carry zero strides), along
+    each axis: NumPy's zeros of NumPy's shapes (rows read across took such a view, and divided by
+    its zero length)."""
+    item = np.dtype(dtype).itemsize
+    for rows, columns in [(5, 0), (0, 5), (0, 0)]:
+        for strides in [(item, max(rows, 1) * item), (max(columns, 1) * item, item)]:
+            view = np.lib.stride_tricks.as_strided(np.zeros(1, dtype), (rows, columns), strides)
+            for axis in (0, 1, -1, (0, 1)):
+                got, want = cured.sum(view, axis=axis, device="cpu"), np.sum(view, axis=axis)
+                assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want), \
+                    (rows, columns, strides, axis)
