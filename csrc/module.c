@@ -1065,7 +1065,9 @@ static int rows_across(PyArrayObject *array, const axes_arg *axes, int64_t *rows
             kept_next = stride * extent;
         }
     }
-    if (!seen_reduced || kept == 1 || step_along == item ||
+    /* A reduced axis of stride 0 (a broadcast view) is the general path's: the caller reads `along`
+     * 0 as "not across", and would read the view as C-contiguous. */
+    if (!seen_reduced || kept == 1 || step_along == item || step_along == 0 ||
         !cured_axis_rows_across_fits(type == NPY_FLOAT ? CURED_FLOAT32 : CURED_FLOAT64, kept, reduced))
         return 0;
     *rows = kept;

@@ -142,3 +142,23 @@ def test_empty_transposed_matrices_along_axes(dtype):
                 got, want = cured.sum(view, axis=axis, device="cpu"), np.sum(view, axis=axis)
                 assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want), \
                     (rows, columns, strides, axis)
+
+
+def test_any_strides_sum_as_their_c_order_copies(seed):
+    """Views of any strides, zero (broadcast, overlapping elements) and negative among them, 1 to 4
+    dimensions of 0 to 5 elements, every dtype: whole and along each axis and a pair of axes, the
+    bits of the same sums of their C-order copies (a zero stride along the summed axis of a
+    transposed matrix had been read as C order: wrong sums)."""
+    rng = np.random.default_rng([seed, 45])
+    for trial in range(1500):
+        dtype = DTYPES[trial % len(DTYPES)]
+        ndim = int(rng.integers(1, 5))
+        shape = tuple(int(rng.integers(0, 6)) for _ in range(ndim))
+        strides = tuple(int(rng.integers(-6, 7)) * dtype.itemsize for _ in range(ndim))
+        base = random_array(int(rng.integers(1 << 30)), dtype, 800)
+        view = np.lib.stride_tricks.as_strided(base[400:], shape, strides, writeable=False)
+        copy = np.ascontiguousarray(view)
+        pairs = [tuple(int(a) for a in rng.choice(ndim, 2, replace=False))] if ndim > 1 else []
+        for axis in [None, *range(ndim), *pairs]:
+            got, want = cured.sum(view, axis=axis, device="cpu"), cured.sum(copy, axis=axis, device="cpu")
+            assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (dtype, shape, strides, axis)
