@@ -7,7 +7,8 @@ Each case runs through the paths that launch kernels differently: host input in 
 many small chunks over several lanes (concurrent launches sharing V9's ticket), and, where CuPy is
 installed, device input read in place, misaligned, and strided (the gather kernel's copy), and
 summed into a device out= element (queued, then read), aligned and not. V10 (exact) also runs on
-data over the whole exponent range (its shared-memory path), returns its exact state, and runs
+data over the whole exponent range (its shared-memory path) and on data with a few tiny elements
+among ordinary ones (steps its window undoes after steps it held), returns its exact state, and runs
 float64's level 2 as a GPU without the dynamic shared memory would (the warp's state, atomics).
 
 `axis` (an argument, or by default after the versions) runs the sums along axes (kernels/v9_axis.cu,
@@ -180,6 +181,10 @@ def main(argv):
                 inputs += [full_range(n, dtype, seed=2026) for n in LENGTHS]
                 if dtype == "float64":
                     inputs += [full_range(n, dtype, seed=2026) for n in EXACT_FLOAT64_LENGTHS]
+                if dtype != "float16":  # steps the window holds, and after them steps it undoes (tiny elements)
+                    x = (rng.standard_normal(LENGTHS[0]) * 50).astype(dtype)
+                    x[rng.choice(x.size, size=64, replace=False)] *= np.asarray(2.0**-100, dtype)
+                    inputs.append(x)
             for x in inputs:
                 n = x.size
                 model = cured.sum(x, version=version, device="cpu")

@@ -816,6 +816,39 @@ def test_exponent_bins_of_each_thread(seed, dtype, blocks):
     check_under_grid(cases, blocks)
 
 
+def sprinkled_tiny(rng, dtype, n, count=64):
+    """Standard-normal data with `count` elements scaled below V10's fast window (float32 under
+    2^-29, float64 under 2^-62) among elements it holds: each such element's step is undone and
+    taken by level 2, after steps of the same thread that the window held."""
+    x = normal(rng, dtype, n)
+    at = rng.choice(n, size=count, replace=False)
+    x[at] = (x[at].astype(np.float64) * (2.0**-40 if dtype == "float32" else 2.0**-80)).astype(dtype)
+    return x
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_step_undone_keeps_the_steps_before_it(seed, dtype):
+    """A step whose elements lie below the window's top but leave a remainder in its bins starts
+    again from the bins' start (csrc/kernels/v10_exact.cu, level 1); the int64s that the thread's
+    earlier steps emptied into must stay. Until 2026-11-27 that restart cleared them: a CuPy float32
+    array of 2^24 + 5 standard-normal values with one of -1.2e-10 summed to 4331.403, not 4327.9746
+    (one launch, several steps a thread). Few blocks give each thread many steps; so does one
+    launch over a device array of several waves of tiles."""
+    n = 2**22 + 3
+    x = sprinkled_tiny(np.random.default_rng(seed), dtype, n)
+    expected = exact_sum(x, np.dtype(dtype))
+    assert same_bits(cured.fsum(x, device="cpu"), expected)
+    try:
+        for blocks in (1, 5, 0):
+            cured._cured._set_test_launch(blocks, 0)
+            assert same_bits(cured.fsum(x, device="gpu"), expected), blocks
+    finally:
+        cured._cured._set_test_launch(0, 0)
+    cupy = pytest.importorskip("cupy")
+    assert same_bits(cured.fsum(cupy.asarray(x)), expected)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("kind", GENERATORS)
 def test_float64_where_the_threads_state_does_not_fit(seed, kind):

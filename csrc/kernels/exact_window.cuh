@@ -52,12 +52,18 @@ template <class In> struct thread_window {
 
     __device__ __forceinline__ static T start(int k) { return T(1.5) * pow2<T>(bin_exponent<W>(k) + W::kPrecision - 1); }
 
+    // The bins and their int64s, empty.
     __device__ __forceinline__ void reset() {
+        restart_bins();
 #pragma unroll
-        for (int k = 0; k < W::kBins; ++k) {
-            bin[k] = start(k);
-            whole[k] = 0;
-        }
+        for (int k = 0; k < W::kBins; ++k) whole[k] = 0;
+    }
+
+    // The bins back at their start, the int64s kept: a step whose deposits are undone (they left a
+    // remainder) must not take the steps before it, already emptied into the int64s, with it.
+    __device__ __forceinline__ void restart_bins() {
+#pragma unroll
+        for (int k = 0; k < W::kBins; ++k) bin[k] = start(k);
     }
 
     // Whether x lies whole in the bins (a NaN does not).

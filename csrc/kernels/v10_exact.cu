@@ -857,7 +857,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
                         for (int i = 0; i < kVectors * kPerVector; ++i) remainders |= bits_of(bins.deposit(x[i]));
                         constexpr uint64_t kMagnitude = ~uint64_t(0) >> (65 - kWidth<T>);  // all but the sign
                         if ((remainders & kMagnitude) != 0) {
-                            bins.reset();
+                            bins.restart_bins();
                             exact_step = true;
                         }
                     }
