@@ -1,0 +1,169 @@
+"""Random sums on the GPU against the CPU's bits, for a while: every version's whole sums, V10's
+exact sums and the sums along axes, over random lengths, shapes, dtypes, data and paths (host
+memory under the default or a forced grid and staging, a CuPy array in place, misaligned, reversed).
+The CPU order model gives each version's bits and the CPU's exact sum V10's, both tested against
+independent references in tests/. Written after a V10 bug that only data with a rare tiny element
+at 2^24 elements showed (2026-11-27: a step the window undid lost the thread's earlier steps): the
+suite's data is drawn afresh each run, but its shapes are fixed.
+
+    python scripts/probes/gpu_fuzz.py [seconds] [seed]
+
+Prints the seed, a line a mismatch with what replays it, and a count; exits 1 on any mismatch.
+"""
+import sys
+import time
+
+import numpy as np
+
+import cured
+from cured.benchmark import full_range
+
+FLOATS = ["float16", "float32", "float64"]
+INTEGERS = ["int8", "uint8", "int32", "int64", "bool"]
+
+
+def data(rng, dtype, n):
+    """Random values of a random kind: standard normal (scaled), with a sprinkling of tiny or huge
+    elements at a random density, over the whole exponent range, or cancelling pairs; integers over
+    their range."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(n) < rng.random()
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
+    kind = rng.choice(["normal", "tiny", "huge", "wide", "cancelling"])
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4)).astype(dtype)
+    if kind in ("tiny", "huge") and n:
+        at = rng.choice(n, size=max(1, int(n * 10.0 ** rng.uniform(-7, -1))), replace=True)
+        scale = {"float16": (2.0**-20, 2.0**10), "float32": (2.0**-60, 2.0**40), "float64": (2.0**-120, 2.0**100)}
+        x[at] = (x[at].astype(np.float64) * scale[dtype.name][kind == "huge"]).astype(dtype)
+    elif kind == "wide":
+        x = full_range(n, dtype, seed=int(rng.integers(2**31)))
+    elif kind == "cancelling" and n >= 2:
+        half = full_range(n // 2, dtype, seed=int(rng.integers(2**31))) / 4
+        x[: 2 * (n // 2)] = np.concatenate([half, -half])
+        rng.shuffle(x)
+    return x
+
+
+def length(rng):
+    """Log-uniform up to 2^25, or a tile's multiple off by a little."""
+    if rng.random() < 0.3:
+        return int(max(0, (1 << int(rng.integers(10, 22))) * int(rng.integers(1, 9)) + int(rng.integers(-3, 4))))
+    return int(2 ** rng.uniform(0, 25))
+
+
+def equal_elements(a, b):
+    """Element by element: the same bits, or both NaN."""
+    if a.dtype.kind == "f":
+        bits = f"u{a.itemsize}"
+        return (np.isnan(a) & np.isnan(b)) | (a.view(bits) == b.view(bits))
+    return a == b
+
+
+def same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.all(equal_elements(a, b)))
+
+
+def differences(got, want):
+    """Where an array result first differs from the CPU's, and how many differ; a scalar's values."""
+    if isinstance(got, str) or np.ndim(want) == 0:
+        return f"gpu {got!r} cpu {want!r}"
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return f"gpu {got.dtype}{got.shape} cpu {want.dtype}{want.shape}"
+    wrong = np.argwhere(~equal_elements(got, want))
+    first = tuple(int(i) for i in wrong[0])
+    return f"{len(wrong)} of {got.size} differ, first at {first}: gpu {got[first]!r} cpu {want[first]!r}"
+
+
+def with_hooks(run, blocks=0, misalign=0, lanes=0, chunk=0):
+    cured._cured._set_test_launch(blocks, misalign)
+    cured._cured._set_staging(lanes, chunk)
+    try:
+        return run()
+    finally:
+        cured._cured._set_test_launch(0, 0)
+        cured._cured._set_staging(0, 0)
+
+
+def paths(rng, x, call, any_grid, from_host):
+    """(label, thunk): host memory under the default grid, a random one (where the version's order
+    does not depend on its grid: V9, V10, the axes) and random staging; CuPy in place, misaligned
+    and reversed. Each with the host array whose CPU result it must equal (None: x). V10 along axes
+    runs on the GPU for device arrays only (from_host False)."""
+    blocks = int(rng.choice([1, 2, 3, 7, 33, 1000]))
+    lanes, chunk = int(rng.integers(1, 7)), int(1 << int(rng.integers(14, 24)))
+    if from_host:
+        on_gpu = lambda: call(x, device="gpu")
+        yield "host", on_gpu, None
+        if any_grid:
+            yield f"host blocks={blocks}", lambda: with_hooks(on_gpu, blocks=blocks), None
+        yield f"host lanes={lanes} chunk={chunk}", lambda: with_hooks(on_gpu, lanes=lanes, chunk=chunk), None
+    if cupy is not None and x.dtype != np.bool_:
+        d = cupy.asarray(x)
+        yield "cupy", lambda: call(d), None
+        yield "cupy reversed", lambda: call(d[::-1]), np.ascontiguousarray(x[::-1])
+        if x.ndim == 1 and x.size:
+            raw = cupy.zeros(x.nbytes + 16, dtype=cupy.uint8)
+            raw[1:1 + x.nbytes] = d.view(cupy.uint8)
+            yield "cupy misaligned", lambda: call(raw[1:1 + x.nbytes].view(x.dtype)), None
+
+
+def main(argv):
+    seconds = float(argv[0]) if argv else 120.0
+    seed = int(argv[1]) if len(argv) > 1 else int(np.random.SeedSequence().entropy % 2**32)
+    print(f"{cured.device_info()['name']}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {seed}", flush=True)
+    rng = np.random.default_rng(seed)
+    versions = [v.id for v in cured.versions()]
+    cases = mismatches = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        case = cases
+        cases += 1
+        what = rng.choice(["whole", "exact", "axis"], p=[0.35, 0.35, 0.3])
+        exact = False
+        if what == "axis":
+            ndim = int(rng.integers(1, 5))
+            shape = tuple(int(2 ** rng.uniform(0, 22 / ndim)) for _ in range(ndim))
+            axis = tuple(int(a) for a in np.flatnonzero(rng.random(ndim) < 0.5)) or (int(rng.integers(ndim)),)
+            dtype = str(rng.choice(FLOATS + INTEGERS))
+            x = data(rng, dtype, int(np.prod(shape))).reshape(shape)
+            exact = np.dtype(dtype).kind == "f" and rng.random() < 0.5
+            fn = cured.fsum if exact else cured.sum
+            call = lambda a, **kw: fn(a, axis=axis, **kw)
+            label = f"{'fsum' if exact else 'sum'} {dtype} shape={shape} axis={axis}"
+        else:
+            n = length(rng)
+            dtype = str(rng.choice(FLOATS if what == "exact" else FLOATS + INTEGERS))
+            x = data(rng, dtype, n)
+            version = 10 if what == "exact" else int(rng.choice(versions[:-1]))
+            call = lambda a, version=version, **kw: cured.sum(a, version=version, **kw)
+            label = f"V{version} {dtype} n={n}"
+        expected = call(x, device="cpu")
+        any_grid = what != "whole" or version == 9
+        for path, run, other in paths(rng, x, call, any_grid, from_host=what != "axis" or not exact):
+            want = call(other, device="cpu") if other is not None else expected
+            try:
+                got = run()
+                if hasattr(got, "get"):
+                    got = got.get()
+                ok = same(got, want)
+            except Exception as error:  # a failure to run is a finding too
+                got, ok = repr(error), False
+            if not ok:
+                mismatches += 1
+                print(f"MISMATCH case {case}: {label} {path}: {differences(got, want)}", flush=True)
+    print(f"{cases} cases, {mismatches} mismatches (seed {seed})")
+    return 1 if mismatches else 0
+
+
+try:
+    import cupy
+except ImportError:
+    cupy = None
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
