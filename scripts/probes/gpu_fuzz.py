@@ -1,6 +1,7 @@
 """Random sums on the GPU against the CPU's bits, for a while: every version's whole sums, V10's
-exact sums and the sums along axes, over random lengths, shapes, dtypes, data and paths (host
-memory under the default or a forced grid and staging, a CuPy array in place, misaligned, reversed).
+exact sums, the sums along axes and NumPy's arguments (dtype=, keepdims, initial, out=), over random
+lengths, shapes, dtypes, data and paths (host memory under the default or a forced grid and staging,
+a CuPy array in place, misaligned, reversed; PyTorch tensors).
 The CPU order model gives each version's bits and the CPU's exact sum V10's, both tested against
 independent references in tests/. Written after a V10 bug that only data with a rare tiny element
 at 2^24 elements showed (2026-11-27: a step the window undid lost the thread's earlier steps): the
@@ -112,6 +113,76 @@ def paths(rng, x, call, any_grid, from_host):
             yield "cupy misaligned", lambda: call(raw[1:1 + x.nbytes].view(x.dtype)), None
 
 
+ACCUMULATORS = [None, "float16", "float32", "float64", "int8", "int32", "int64", "uint16", "uint64", "bool"]
+TORCH_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64"]
+
+
+def outcome(run):
+    """A call's result, or the type of what it raised."""
+    try:
+        return run(), None
+    except Exception as error:
+        return None, type(error)
+
+
+def numpy_arguments(rng, case):
+    """cured.sum's NumPy arguments at random (axis None, an int, negative, a tuple, (); dtype=;
+    keepdims; initial; out=) on a random shape, zero extents among them, for CuPy and PyTorch input
+    and host input on the GPU, against the same call on the CPU: the same bits, dtype and shape, or
+    the same exception. Returns the mismatches."""
+    ndim = int(rng.integers(0, 5))
+    shape = [int(2 ** rng.uniform(0, 20 / max(ndim, 1))) for _ in range(ndim)]
+    if ndim and rng.random() < 0.1:
+        shape[int(rng.integers(ndim))] = 0
+    shape = tuple(shape)
+    dtype = str(rng.choice(FLOATS + INTEGERS))
+    x = data(rng, dtype, int(np.prod(shape))).reshape(shape)
+    kw = {}
+    choice = rng.random()
+    if choice < 0.2:
+        kw["axis"] = None
+    elif choice < 0.5 and ndim:
+        kw["axis"] = int(rng.integers(-ndim, ndim))
+    elif choice < 0.9:
+        kw["axis"] = tuple(int(a) - (ndim if rng.random() < 0.3 else 0) for a in np.flatnonzero(rng.random(ndim) < 0.5))
+    if rng.random() < 0.4:
+        kw["dtype"] = rng.choice(ACCUMULATORS)
+    if rng.random() < 0.3:
+        kw["keepdims"] = True
+    if rng.random() < 0.3:
+        kw["initial"] = int(rng.choice([0, 1, -7]))
+    label = f"sum {dtype} shape={shape} {kw}"
+    want, error = outcome(lambda: cured.sum(x, device="cpu", **kw))
+    with_out = error is None and np.ndim(want) > 0 and rng.random() < 0.4
+    runs = [("host", lambda: cured.sum(x, device="gpu", **kw))]
+    if cupy is not None and x.dtype != np.bool_:
+        runs.append(("cupy", lambda: cured.sum(cupy.asarray(x), **kw)))
+    if torch is not None and dtype in TORCH_DTYPES:
+        runs.append(("torch", lambda: cured.sum(torch.from_numpy(x).cuda(), **kw)))
+    if with_out:
+        want = cured.sum(x, device="cpu", out=np.empty(want.shape, want.dtype), **kw)
+        if cupy is not None:
+            out = cupy.empty(want.shape, want.dtype)
+            runs = [("cupy out=", lambda: (cured.sum(cupy.asarray(x), out=out, **kw), out))]
+        else:
+            runs = []
+    mismatches = 0
+    for path, run in runs:
+        got, raised = outcome(run)
+        if path == "cupy out=" and raised is None:
+            returned, out = got
+            got = out.get() if returned is out else f"returned {type(returned).__name__}, not out"
+        if hasattr(got, "get"):
+            got = got.get()
+        ok = raised is error and (error is not None or (type(got) is type(want) and same(got, want)))
+        if not ok:
+            mismatches += 1
+            print(f"MISMATCH case {case}: {label} {path}: "
+                  f"{differences(got if raised is None else f'raised {raised.__name__}', want if error is None else f'raised {error.__name__}')}",
+                  flush=True)
+    return mismatches
+
+
 def main(argv):
     seconds = float(argv[0]) if argv else 120.0
     seed = int(argv[1]) if len(argv) > 1 else int(np.random.SeedSequence().entropy % 2**32)
@@ -123,7 +194,10 @@ def main(argv):
     while time.monotonic() < end:
         case = cases
         cases += 1
-        what = rng.choice(["whole", "exact", "axis"], p=[0.35, 0.35, 0.3])
+        what = rng.choice(["whole", "exact", "axis", "arguments"], p=[0.3, 0.3, 0.2, 0.2])
+        if what == "arguments":
+            mismatches += numpy_arguments(rng, case)
+            continue
         exact = False
         if what == "axis":
             ndim = int(rng.integers(1, 5))
@@ -164,6 +238,10 @@ try:
     import cupy
 except ImportError:
     cupy = None
+try:
+    import torch
+except ImportError:
+    torch = None
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
