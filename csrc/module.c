@@ -396,7 +396,8 @@ static cured_cuda_status order_after(cudaStream_t waiter, cudaStream_t first) {
     return status;
 }
 
-/* An out= on the device, once its dtype is known: one writable element of the sum's result dtype.
+/* An out= on the device, once its dtype is known: one writable element of the sum's result dtype (a
+ * dtype= of int8 to uint32 included: the store kernel wraps the 64-bit sum into it, NumPy's bits).
  * (Its device is checked once located: sum_device_array.) Returns 0, or -1 with TypeError/ValueError set. */
 static int check_out_element(const device_array *out, const sum_args *args) {
     if (out->read_only) {
@@ -410,15 +411,10 @@ static int check_out_element(const device_array *out, const sum_args *args) {
     }
     const int out_dtype = dtype_of(out->descr);
     if (out_dtype < 0) return -1;
-    if (args->scalar_dtype != args->result_dtype) { /* the kernels write 8-byte integers */
-        PyErr_Format(PyExc_TypeError, "cured.sum: an out= on the device takes the accumulator's dtype or float16, "
-                     "not %s", cured_dtype_name(args->scalar_dtype));
-        return -1;
-    }
-    if ((cured_dtype)out_dtype != args->result_dtype) {
+    if ((cured_dtype)out_dtype != args->scalar_dtype) {
         PyErr_Format(PyExc_TypeError, "cured.sum: out= has dtype %s but the sum's result is %s (pass dtype=%s, or an "
-                     "out= of dtype %s)", cured_dtype_name((cured_dtype)out_dtype), cured_dtype_name(args->result_dtype),
-                     cured_dtype_name((cured_dtype)out_dtype), cured_dtype_name(args->result_dtype));
+                     "out= of dtype %s)", cured_dtype_name((cured_dtype)out_dtype), cured_dtype_name(args->scalar_dtype),
+                     cured_dtype_name((cured_dtype)out_dtype), cured_dtype_name(args->scalar_dtype));
         return -1;
     }
     return 0;
@@ -475,7 +471,7 @@ static int sum_device_array(PyObject *module, PyObject *input, device_array *arr
     if (out != NULL) {
         /* out='s own producer stream, if another: its work first, and its later work after the sum. */
         if (out->producer != NULL && (status = order_after(stream, out->producer)).code != cudaSuccess) goto cuda_failed;
-        status = cured_device_sum_into(&plan, array->data, strided, unit, stream, (void *)out->data, args->result_dtype,
+        status = cured_device_sum_into(&plan, array->data, strided, unit, stream, (void *)out->data, args->scalar_dtype,
                                        initial);
         if (status.code != cudaSuccess) goto cuda_failed;
         if (out->producer != NULL && (status = order_after(out->producer, stream)).code != cudaSuccess) goto cuda_failed;

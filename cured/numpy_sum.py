@@ -100,14 +100,16 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         out's (numpy.result_type: float32 into a float64 out sums in float64), as NumPy. Narrower
         integers (int8 to int32, uint8 to uint32) and bool give NumPy's bits (wrap-around; bool is
         "any element true"). Where NumPy casts each element first (float input into an integer or
-        bool dtype, any other input into float16) cured casts a host array on the host with NumPy;
-        for a device array it raises TypeError.
+        bool dtype, any other input into float16) cured casts the elements with NumPy on the host,
+        a device array's brought there first (NumPy's cast of NaN and out-of-range floats into
+        integers is the host CPU's); such a sum cannot go into a device out= (TypeError).
     out : ndarray or device array, optional
         Where the result goes; it is returned. A NumPy array of the result's shape (keepdims
         included), as numpy.sum: the result is cast into it as NumPy does. A device array (the
         input must be one too, on the same GPU) of the result dtype receives the result on the
         device, in stream order after the producer's work, and the call returns as soon as the work
-        is queued, with no host wait; for a sum of every element it is any one-element array, along
+        is queued, with no host wait; for a sum of every element it is any one-element array (of
+        a float or integer dtype: a bool result, "any element true", raises TypeError there), along
         axes a C-contiguous array of the result's shape.
     keepdims : bool
         Keep the reduced axes, with extent 1, as NumPy does.
@@ -149,8 +151,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     Raises
     ------
     numpy.exceptions.AxisError  an axis out of range.
-    TypeError   unsupported dtypes (complex, bfloat16, object, strings), a cast cured cannot make
-                on the device, a non-integer axis or version, where= other than True, an out= of the
+    TypeError   unsupported dtypes (complex, bfloat16, object, strings), a cast of each element
+                with a device out=, a non-integer axis or version, where= other than True, an out= of the
                 wrong kind or dtype, an ndarray subclass with a sum of its own (a masked array).
     ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
                 default (or "cub" along other axes than rows; or 10 for a host array with a
@@ -232,11 +234,15 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
         if out_shape != result_shape:
             raise ValueError(f"cured.sum: out= has shape {out_shape} but the result has shape {result_shape}")
     if cast_to is not None:
+        if device_out is not None:
+            raise TypeError(f"cured.sum: dtype={requested} with {in_dtype} input casts each element first, as "
+                            f"NumPy does, which cured makes on the host: the sum cannot be left on the device in "
+                            f"out= (cast the device array first)")
         if on_device:
-            named = f"dtype={requested}" if dtype is not None else \
-                f"an out= of {numpy_out.dtype} (NumPy sums in {requested})"
-            raise TypeError(f"cured.sum: {named} with {in_dtype} input casts each element first, as NumPy "
-                            f"does; cured makes that cast for host arrays only (cast the device array first)")
+            # NumPy's cast of NaN, infinities and out-of-range floats into integers is the host's
+            # (x86's differs from Arm's), so the elements come to the host and NumPy casts them.
+            a = _device_elements(a, in_dtype, device)
+            on_device, device = False, "auto" if device == "gpu" else device
         a = np.asarray(a).astype(cast_to)
         in_dtype = cast_to
     exact = _is_exact(version)
@@ -302,6 +308,13 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     return TimedSum(value, timed) if timing else value
 
 
+def _device_elements(a, in_dtype: np.dtype, device: str) -> np.ndarray:
+    """A device array's elements in a NumPy array of their dtype: its sum along no axis (each output
+    one element, in an accumulator that holds it exactly), brought to the host."""
+    return np.asarray(_general_sum(a, (), None, None, False, _NO_VALUE, DEFAULT_VERSION, device, False)).astype(
+        in_dtype, copy=False)
+
+
 def _direct_out(numpy_out, acc: np.dtype, result: np.dtype):
     """The NumPy out= that sum_axes may write its results into itself (it still returns a new array
     where out= is not C-contiguous and aligned, or overlaps the input): one of the accumulator's
@@ -319,8 +332,9 @@ def _whole_sum(a, version, requested, acc, result, device, timing, device_out, i
     direct = result in _ACCS or (result == _FLOAT16 and acc == np.float32)
     ask = result if (direct or result.kind in "iu") and initial is _NO_VALUE else acc
     if device_out is not None:
-        if not direct:
-            raise TypeError(f"cured.sum: an out= on the device takes the accumulator's dtype or float16, not {result}")
+        if not direct and result.kind not in "iu":  # integers of 1 to 4 bytes: the 64-bit sum wrapped there
+            raise TypeError(f"cured.sum: a sum of every element into an out= on the device takes a float or integer "
+                            f"dtype, not {result}")
         # Without dtype=, the C extension takes out's dtype as the accumulator (cured.sum's rule
         # for a device element since issue 12); with it, the result must be out's dtype.
         return _cured.sum(a, version, None if requested is None else result, device, False, device_out, False,

@@ -694,8 +694,48 @@ def test_gpu_device_out(seed):
         cured.sum(d, axis=0, out=cp.zeros(300, cp.float64))
     with pytest.raises(ValueError, match="C-contiguous"):
         cured.sum(d, axis=0, out=cp.zeros(600, cp.float32)[::2])
-    with pytest.raises(TypeError, match="casts each element"):
-        cured.sum(d, axis=0, dtype=np.int32)
+    with pytest.raises(TypeError, match="casts each element"):  # NumPy's cast is made on the host
+        cured.sum(d, axis=0, dtype=np.int32, out=cp.zeros(300, cp.int32))
+
+
+CASTS = [("float32", "int32"), ("float64", "int8"), ("float32", "uint64"), ("float16", "int64"), ("float64", "bool"),
+         ("int64", "float16"), ("float32", "float16"), ("uint8", "bool"), ("bool", "float16")]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("in_dtype, dtype", CASTS)
+def test_gpu_a_dtype_that_casts_each_element_is_numpys(seed, in_dtype, dtype):
+    """A dtype= that NumPy reaches by casting each element first (float input into an integer or
+    bool, anything into float16): a device array's elements are cast by NumPy on the host, NaN,
+    infinities and out-of-range floats included, so its sums are the host array's (numpy.sum's
+    values for integer and bool results), whole and along axes, for CuPy and PyTorch input and
+    strided views."""
+    cp = pytest.importorskip("cupy")
+    x = rand(seed, (37, 64), in_dtype)
+    if x.dtype.kind == "f":
+        x = x * np.asarray(1e3, x.dtype)  # out of int8's range
+        x.flat[[3, 100, 500]] = [np.nan, np.inf, -np.inf]
+        x.flat[7] = np.asarray(3e38 if x.dtype.itemsize > 2 else 6e4, x.dtype)  # beyond int32
+    inputs = [(cp.asarray(x), x), (cp.asarray(x)[:, ::3], x[:, ::3])]
+    try:
+        import torch
+        inputs.append((torch.from_numpy(x).cuda(), x))
+    except ImportError:
+        pass
+    with np.errstate(invalid="ignore", over="ignore"):
+        for given, host in inputs:
+            for axis, keepdims in [(None, False), (0, False), (1, True), ((), False)]:
+                want = cured.sum(host, axis=axis, dtype=dtype, keepdims=keepdims, device="cpu")
+                if np.dtype(dtype).kind != "f":
+                    numpy_sum = np.sum(host, axis=axis, dtype=dtype, keepdims=keepdims)
+                    assert type(want) is type(numpy_sum) and np.array_equal(want, numpy_sum)
+                got = cured.sum(given, axis=axis, dtype=dtype, keepdims=keepdims)
+                assert type(got) is type(want) and np.asarray(got).dtype == want.dtype
+                assert np.shape(got) == np.shape(want)
+                # Any NaN equals any NaN: a GPU's arithmetic makes its own payload (reference.same_bits).
+                nan = np.isnan(got) if want.dtype.kind == "f" else np.zeros(np.shape(got), bool)
+                assert np.array_equal(nan, np.isnan(want) if want.dtype.kind == "f" else nan)
+                assert np.array_equal(bits(got)[~nan], bits(want)[~nan]), (type(given), axis)
 
 
 @pytest.mark.gpu

@@ -1061,7 +1061,7 @@ def test_fsum_along_short_rows_a_thread_a_row(seed, dtype, length):
     cupy = pytest.importorskip("cupy")
     x = short_rows(seed, dtype, length)
     d = cupy.asarray(x)
-    for to in FLOATS[FLOATS.index(dtype):]:  # a narrower dtype= casts each element first (TypeError here)
+    for to in FLOATS[FLOATS.index(dtype):]:  # a narrower dtype= casts each element first (on the host)
         got = cured.fsum(d, axis=1, dtype=to)
         check_along(x, 1, got, to)
         assert got.tobytes() == cured.fsum(x, axis=1, dtype=to, device="cpu").tobytes()

@@ -113,6 +113,18 @@ def test_bad_device_out_is_refused_before_any_cuda_call(fields, error, words):
         cured.sum(CAI(shape=(100,)), dtype=np.float32, out=CAI(**fields))
 
 
+def test_a_device_out_of_another_integer_or_bool_is_refused_before_any_cuda_call():
+    """A device out= of a sum of every element takes any float or integer result dtype (int8 to
+    uint32: the 64-bit sum wrapped there), but must be that dtype; a bool result is refused."""
+    ints = CAI(shape=(100,), typestr="<i4")
+    with pytest.raises(TypeError, match="out= has dtype int16 but the sum's result is int8"):
+        cured.sum(ints, dtype=np.int8, out=CAI(typestr="<i2"))
+    with pytest.raises(TypeError, match="out= has dtype uint8 but the sum's result is int64"):
+        cured.sum(ints, dtype=np.int64, out=CAI(typestr="|u1"))
+    with pytest.raises(TypeError, match="float or integer dtype, not bool"):
+        cured.sum(CAI(shape=(100,), typestr="|b1"), dtype=np.bool_, out=CAI(typestr="|b1"))
+
+
 # ---- on the GPU -----------------------------------------------------------------------------------
 
 def need(module):
@@ -136,6 +148,30 @@ def test_device_out_gets_the_bits_of_the_scalar(seed, dtype, version):
     empty = cupy.full((1,), 7, dtype=expected.dtype)  # a one-element out of any shape
     cured.sum(d[:0], version=version, out=empty)
     assert empty.get()[0] == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
+@pytest.mark.parametrize("version", [9, 3, "cub"])
+def test_device_out_of_a_narrower_integer_wraps_as_numpy(seed, dtype, version):
+    """dtype= int8 to uint32 (or such an out= and no dtype=, NumPy's rule) into a device element:
+    the 64-bit sum's low bits, NumPy's, written by the store kernel; initial= added before the wrap."""
+    cupy = need("cupy")
+    x = random_array(seed, np.dtype("int32"), 300007)
+    d = cupy.asarray(x)
+    expected = np.sum(x, dtype=dtype)
+    out = cupy.full((1,), 7, dtype=dtype)
+    if version == "cub" and dtype.startswith("u"):  # into uint64, not int32's int64
+        with pytest.raises(TypeError, match="default accumulator only"):
+            cured.sum(d, version=version, dtype=dtype, out=out)
+        return
+    assert cured.sum(d, version=version, dtype=dtype, out=out) is out
+    assert same_bits(out.get()[0], expected)
+    out[...] = 7
+    cured.sum(d, version=version, out=out)  # out's dtype is the sum's
+    assert same_bits(out.get()[0], expected)
+    cured.sum(d, version=version, dtype=dtype, initial=5, out=out)
+    assert same_bits(out.get()[0], np.sum(x, dtype=dtype, initial=5))
 
 
 @pytest.mark.gpu
