@@ -162,3 +162,42 @@ def test_any_strides_sum_as_their_c_order_copies(seed):
         for axis in [None, *range(ndim), *pairs]:
             got, want = cured.sum(view, axis=axis, device="cpu"), cured.sum(copy, axis=axis, device="cpu")
             assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (dtype, shape, strides, axis)
+
+
+def large_random_view(rng, dtype):
+    """A view of a fresh base of up to 2^20 elements, 1 to 4 dimensions of random extents, starting
+    0 to 15 elements in (offsets from the source's lines), each axis stepped by 1 to 3 or reversed,
+    the axes permuted more often than not: the sizes at which the strided sum's ranges, row groups,
+    line cuts and padding act (csrc/cpu_gather.c, cpu_tiles.c)."""
+    dtype = np.dtype(dtype)
+    ndim = int(rng.integers(1, 5))
+    total = 2 ** rng.uniform(4, 20)
+    shape = [max(1, int(round(total ** share))) for share in rng.dirichlet(np.ones(ndim))]
+    steps = [int(rng.choice([1, 1, 1, 2, 3, -1, -2])) for _ in range(ndim)]
+    offset = int(rng.integers(0, 16))
+    stored = [extent * abs(step) for extent, step in zip(shape, steps)]
+    base = random_array(int(rng.integers(1 << 30)), dtype, int(np.prod(stored)) + offset)[offset:].reshape(stored)
+    view = base[tuple(slice(None, None, step) for step in steps)]
+    return view.transpose(rng.permutation(ndim)) if rng.random() < 0.6 else view
+
+
+def test_large_random_layouts_sum_as_their_c_order_copies(seed, cpu_tiles):
+    """Random large views (large_random_view) of every dtype, whole and along an axis, cured.sum and
+    for floats cured.fsum, under random thread counts and range sizes: the bits of their C-order
+    copies' sums. (scripts/probes/cpu_layout_fuzz.py draws them for as long as asked.)"""
+    rng = np.random.default_rng([seed, 46])
+    for trial in range(60):
+        check_random_layout(rng, DTYPES[trial % len(DTYPES)], cpu_tiles)
+
+
+def check_random_layout(rng, dtype, set_cpu_tiles):
+    """One large random view's sums against its C-order copy's (AssertionError naming the case)."""
+    view = large_random_view(rng, dtype)
+    copy = np.ascontiguousarray(view)
+    threads, range_bytes = int(rng.choice([1, 2, 3, 5])), int(rng.choice([0, 0, 4096, 1 << 14, 1 << 17]))
+    set_cpu_tiles(threads, False, range_bytes)
+    for axis in [None] + ([int(rng.integers(view.ndim))] if view.ndim > 1 else []):
+        for fn in (cured.sum, cured.fsum) if view.dtype.kind == "f" else (cured.sum,):
+            got, want = np.asarray(fn(view, axis=axis, device="cpu")), np.asarray(fn(copy, axis=axis, device="cpu"))
+            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes(), \
+                (fn.__name__, view.dtype, view.shape, view.strides, axis, threads, range_bytes)

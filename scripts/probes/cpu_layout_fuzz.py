@@ -1,49 +1,24 @@
-"""Random non-contiguous host arrays summed on the CPU against their C-order copies, for a while:
-transposes, steps, reversals and offsets of bases up to a few MiB (the sizes at which the strided
-gather's ranges, row groups, line cuts and padding come into play, csrc/cpu_gather.c and
-cpu_tiles.c), every dtype, whole and along random axes, under random thread counts and range sizes
-(`_cured._set_cpu_tiles`). tests/test_host_layouts.py checks chosen layouts and tiny random ones;
-this draws large ones. Needs no GPU.
+"""Random large non-contiguous host arrays summed on the CPU against their C-order copies, for as
+long as asked: tests/test_host_layouts.py's large_random_view and check_random_layout (views of up
+to 2^20 elements of every dtype, whole and along an axis, sum and fsum, random threads and range
+sizes), which CI runs 60 times a seed. Needs no GPU.
 
     python scripts/probes/cpu_layout_fuzz.py [seconds] [seed]
 
 Prints the seed, a line a mismatch (with its case number: the same seed replays it) and a count;
 exits 1 on any mismatch.
 """
+import os
 import sys
 import time
 
 import numpy as np
 
-import cured
-from cured import _cured
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests"))
+from test_host_layouts import check_random_layout  # noqa: E402
 
-DTYPES = [np.dtype(d) for d in ("float32", "float64", "float16", "int8", "uint8", "int16", "int32", "int64",
-                                "uint64", "bool")]
-
-
-def base_array(rng, dtype, n):
-    if dtype.kind == "b":
-        return rng.random(n) < 0.5
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
-    return rng.standard_normal(n).astype(dtype)
-
-
-def random_view(rng, dtype):
-    """A view of a fresh base: a random shape of up to 2^22 elements, starting a random number of
-    elements in (lines offsets), then transposed, stepped, reversed at random."""
-    ndim = int(rng.integers(1, 5))
-    total = int(2 ** rng.uniform(4, 22))
-    shape = [max(1, int(round(total ** (w / ndim)))) for w in rng.dirichlet(np.ones(ndim)) * ndim]
-    steps = [int(rng.choice([1, 1, 1, 2, 3, -1, -2])) for _ in range(ndim)]
-    offset = int(rng.integers(0, 16))
-    need = int(np.prod([e * abs(s) for e, s in zip(shape, steps)])) + offset
-    base = base_array(rng, dtype, need)[offset:].reshape([e * abs(s) for e, s in zip(shape, steps)])
-    view = base[tuple(slice(None, None, s) for s in steps)]
-    order = rng.permutation(ndim) if rng.random() < 0.6 else np.arange(ndim)
-    return np.transpose(view, order)
+from reference import DTYPES  # noqa: E402
+import cured  # noqa: E402
 
 
 def main(argv):
@@ -56,25 +31,13 @@ def main(argv):
     try:
         while time.monotonic() < end:
             case, cases = cases, cases + 1
-            dtype = DTYPES[int(rng.integers(len(DTYPES)))]
-            view = random_view(rng, dtype)
-            copy = np.ascontiguousarray(view)
-            threads = int(rng.choice([0, 1, 2, 3, 5]))
-            range_bytes = int(rng.choice([0, 0, 4096, 1 << 14, 1 << 17]))
-            _cured._set_cpu_tiles(threads, False, range_bytes)
-            axes = [None] + ([int(rng.integers(view.ndim))] if view.ndim > 1 else [])
-            for axis in axes:
-                for fn in (cured.sum, cured.fsum) if dtype.kind == "f" else (cured.sum,):
-                    got = np.asarray(fn(view, axis=axis, device="cpu"))
-                    want = np.asarray(fn(copy, axis=axis, device="cpu"))
-                    if got.tobytes() != want.tobytes() or got.dtype != want.dtype or got.shape != want.shape:
-                        mismatches += 1
-                        print(f"MISMATCH case {case}: {fn.__name__} {dtype} shape={view.shape} "
-                              f"strides={view.strides} offset={view.__array_interface__['data'][0] % 64} "
-                              f"axis={axis} threads={threads} range_bytes={range_bytes}: {got.ravel()[:3]} "
-                              f"against {want.ravel()[:3]}", flush=True)
+            try:
+                check_random_layout(rng, DTYPES[int(rng.integers(len(DTYPES)))], cured._cured._set_cpu_tiles)
+            except AssertionError as error:
+                mismatches += 1
+                print(f"MISMATCH case {case}: {error}", flush=True)
     finally:
-        _cured._set_cpu_tiles(0, False)
+        cured._cured._set_cpu_tiles(0, False)
     print(f"{cases} cases, {mismatches} mismatches (seed {seed})")
     return 1 if mismatches else 0
 
