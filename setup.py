@@ -113,7 +113,9 @@ def cured_extension():
         # Static CUDA runtime: `import cured` works with no GPU and no driver. nvcc's objects need
         # libstdc++ (static-initialisation guards, exception personality).
         libraries=["cudart_static", "stdc++", "dl", "rt", "pthread"],
-        extra_compile_args=["-std=c11", "-O3", "-Wall", "-Wextra", "-fno-fast-math"],
+        # Hidden by default, as nvcc's objects are: the files share names such as dtype_of, which
+        # only PyInit__cured (PyMODINIT_FUNC) leaves the library under.
+        extra_compile_args=["-std=c11", "-O3", "-Wall", "-Wextra", "-fno-fast-math", "-fvisibility=hidden"],
         depends=[str(p.relative_to(HERE)) for p in CSRC.rglob("*.h")],
     )
 

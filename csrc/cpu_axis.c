@@ -16,8 +16,8 @@
  * times the GPU path (a pageable copy, the axis kernels, the results back), the GPU's bits every
  * time; rows of 16 were the slowest (27 and 46 GB/s, where the same arrays' columns read 97 and 118:
  * each row paid its setup and its lanes' tree, which the short rows' loop below removes); at 64 x
- * 64, 4.4 to 6.2 us against numpy's 4.2 to 4.7 (the Python layer's cost, not this file's: module.c's
- * axes_route took it out, 2.6 to 5.5 us on the H100's host on 2026-11-27). On the
+ * 64, 4.4 to 6.2 us against numpy's 4.2 to 4.7 (the Python layer's cost, not this file's:
+ * module_numpy_sum.c's axes_route took it out, 2.6 to 5.5 us on the H100's host on 2026-11-27). On the
  * 2-CPU build machine: 2.9 to 22 GB/s from 1024 x 1024 up, 0.6 to 6.1 times numpy.sum (before the
  * rows' SSE2, below). On two H100 machines' 16-CPU hosts, 2026-11-27 13:23 and 13:39 UTC, with the
  * loops below: 26 to 177 GB/s from 1024 x 1024 up, 2.6 to 27 times numpy.sum; over 500 small and

@@ -184,7 +184,7 @@ static void COLUMN_ITEM(const cured_axis_step *s, const void *in, cured_dtype dt
     if (P == 1 || ACC_WRAPS) {
         /* Up to four rows a pass over the sums, the first pass from +0: each column adds its rows in
          * the same order, with a quarter of the sums' loads and stores and no cleared block (out
-         * overlaps neither the input nor buf: module.c's results_array gives a new array where a
+         * overlaps neither the input nor buf: module_axes.c's results_array gives a new array where a
          * NumPy out= overlaps the input). (256, 256) along 0 on one thread of the build machine,
          * 2026-11-27 11:30 UTC, two runs of each build (scripts/probes/axis_call_cost.py, wall time
          * of the call; numpy.sum in brackets), a row a pass -> four: float32 7.3 to 7.4 -> 5.2 to

@@ -418,7 +418,7 @@ struct cured_strided {
 /* Whether the rows a tiled array's ranges hold are multiples of 4 KiB, whose starts all fall in one
  * set of the L1 cache: rows written a few elements at a time across a line's worth of rows evict
  * each other unless a line pads them (cpu_tiles.c's range buffers), which a GPU's staging buffer
- * cannot (staged.c, module.c). */
+ * cannot (staged.c, module_sum.c's strided_view). */
 static inline int cured_strided_rows_alias(const cured_strided *s) {
     return s->tiled && s->shape[s->ndim - 1] * s->item % 4096 == 0;
 }

@@ -21,7 +21,7 @@
  *    leaves it zero again, so no memset is queued. Other versions and CUB use the workspace past
  *    it. Larger workspaces (passes at large lengths, CUB's) and the C-order copy of a strided
  *    array come from the stream-ordered pool, as before.
- *  - The stream: the caller's (module.c passes the producer's stream, or the legacy default stream
+ *  - The stream: the caller's (module_sum.c passes the producer's stream, or the legacy default stream
  *    that DLPack producers were asked to order their work before), so no event is recorded or
  *    waited on for the input.
  * A slot whose call failed is destroyed, never reused: a failed V9 run may leave its ticket set.

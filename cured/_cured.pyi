@@ -1,4 +1,4 @@
-"""Type information for cured's C extension (csrc/module.c)."""
+"""Type information for cured's C extension (csrc/module.c and csrc/module_*.c)."""
 from typing import Any
 
 import numpy as np

@@ -288,7 +288,7 @@ def test_random_calls_match_numpy_sum(seed):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_plain_calls_along_axes_equal_the_general_path(seed, dtype):
-    """A NumPy array along axes with nothing else asked is summed in C (module.c's axes_route); the
+    """A NumPy array along axes with nothing else asked is summed in C (module_numpy_sum.c's axes_route); the
     same call with keepdims=np.False_ takes cured/numpy_sum.py's path: the same object, bit for bit,
     as NumPy's in type, shape and dtype. Axes it leaves to Python (NumPy integers, lists, bools, out
     of range, repeated) still give NumPy's results and errors."""

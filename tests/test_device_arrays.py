@@ -318,7 +318,7 @@ def test_torch_tensors_along_axes_into_out_and_on_the_host(seed):
 def test_calls_along_axes_are_made_in_c_with_the_python_paths_bits(seed, library, monkeypatch):
     """A CuPy array, a PyTorch tensor or an object with only a CUDA Array Interface along axes, with
     keepdims= a bool, a dtype= that casts no element, initial= or a NumPy out=, is summed without
-    cured/numpy_sum.py's Python path (module.c's device_axes_route; the path is watched here): the
+    cured/numpy_sum.py's Python path (module_numpy_sum.c's device_axes_route; the path is watched here): the
     bits, type, shape and dtype the Python path gives (taken with keepdims= a NumPy bool), NumPy's
     values for integers; device="cpu" and version="cub" still go to Python, which raises or runs
     them."""

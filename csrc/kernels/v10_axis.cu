@@ -3,7 +3,7 @@
 //
 // What changed from V10: many sums instead of one. The host makes the reduced elements of each
 // output consecutive first (device_sum's C-order copy, then a copy with the reduced axes last where
-// they are not already: module.c), so the input here is rows: `rows` outputs of `length` elements.
+// they are not already: module_axes.c), so the input here is rows: `rows` outputs of `length` elements.
 // A warp takes a row, or a segment of one where there are few long rows (so that every SM has
 // work), 32 x kLoads elements at a time (32 bytes a lane, loaded before any is added), into exact
 // integers of its own. A float that lies whole in the thread's fast window (exact_window.cuh, V10's

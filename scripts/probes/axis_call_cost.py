@@ -1,4 +1,4 @@
-"""The wall time of small host sums along axes: cured.sum's C route (module.c's axes_route: a NumPy
+"""The wall time of small host sums along axes: cured.sum's C route (module_numpy_sum.c's axes_route: a NumPy
 array, axis= None or ints, keepdims= a bool, a dtype= that casts no element, initial=, a NumPy out=
 of the result's dtype) against the same call through cured/numpy_sum.py's Python path (keepdims= a
 NumPy bool sends it there) and numpy.sum, in turns in one process, on the CPU (device="cpu": no GPU

@@ -1,4 +1,4 @@
-"""The wall time of small sums of device arrays along axes: cured.sum's C route (module.c's
+"""The wall time of small sums of device arrays along axes: cured.sum's C route (module_numpy_sum.c's
 device_axes_route) against the same call through cured/numpy_sum.py's Python path (keepdims= a NumPy
 bool sends it there), and CuPy's and PyTorch's sums brought to the host as cured's results are
 (`.get()`, `.cpu().numpy()`), in turns in one process. Prints a table of medians; nothing reads it.

@@ -1,6 +1,6 @@
 """A sum along axes into a NumPy out= the caller keeps across calls: wall time (time.perf_counter
 around the call), median of the rounds, the subjects in turns each round. `cured.sum(x, axis,
-out=o)` now writes the results into o itself (module.c's results_array) where it was a new array
+out=o)` now writes the results into o itself (module_axes.c's results_array) where it was a new array
 and np.copyto; the probe times that path against the same call through a new array and a copy
 (what it did before, `np.copyto(o, cured.sum(x, axis))`), CuPy's `x.sum(axis).get(out=o)` and,
 for host input, `numpy.sum(x, axis, out=o)`. A probe for the README's out= sentence; it prints,

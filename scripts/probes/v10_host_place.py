@@ -2,7 +2,7 @@
 or the GPU path (the copy to the device, then v10_exact.cu). Wall time of cured.fsum(x,
 device="cpu") and device="gpu", standard-normal float32 and float64, 2^10 to 2^28 elements, beside
 V9's CPU and GPU paths and numpy.sum; medians of up to 2000 calls within the budget. Decides
-whether device="auto" should send V10's host input to the CPU (module.c auto_picks_cpu). Prints a
+whether device="auto" should send V10's host input to the CPU (module_sum.c auto_picks_cpu). Prints a
 table; nothing reads it. --cpus K holds the process to its first K CPUs (before the pool's threads
 start, which inherit it); --to E stops at 2^E elements.
 Usage: python3 scripts/probes/v10_host_place.py [--cpus K] [--to E] [--budget SECONDS]

@@ -1,0 +1,212 @@
+/* module_hooks.c: settings for tests and tuning (forced grids and misalignment, launch paths,
+ * shared memory and bandwidth as another GPU's, the CPU sum's threads, the host path's staging),
+ * failure injection and what is alive, the scalar order model, and the C-order copy. */
+#include "module.h"
+
+#include "pool.h"
+
+static PyObject *py_set_test_launch(PyObject *module, PyObject *args) {
+    long long blocks;
+    int misalign;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "Li:_set_test_launch", &blocks, &misalign)) return NULL;
+    if (blocks < 0 || misalign < 0 || misalign > 15)
+        return PyErr_Format(PyExc_ValueError, "_set_test_launch: blocks >= 0 and 0 <= misalign < 16");
+    cured_set_test_launch(blocks, misalign);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_cluster_launches(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromLongLong(cured_cluster_launches());
+}
+
+static PyObject *py_set_test_driver_launch(PyObject *module, PyObject *args) {
+    int allowed;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "p:_set_test_driver_launch", &allowed)) return NULL;
+    cured_set_test_driver_launch(allowed);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_driver_launches(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromLongLong(cured_driver_launches());
+}
+
+static PyObject *py_set_test_dynamic_shared(PyObject *module, PyObject *args) {
+    long long bytes;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "L:_set_test_dynamic_shared", &bytes)) return NULL;
+    if (bytes < 0) return PyErr_Format(PyExc_ValueError, "_set_test_dynamic_shared: bytes must be >= 0 (0: the GPU's)");
+    cured_set_test_dynamic_shared(bytes);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_set_test_memory_bandwidth(PyObject *module, PyObject *args) {
+    long long bytes_per_s;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "L:_set_test_memory_bandwidth", &bytes_per_s)) return NULL;
+    if (bytes_per_s < 0)
+        return PyErr_Format(PyExc_ValueError, "_set_test_memory_bandwidth: bytes_per_s must be >= 0 (0: the GPU's)");
+    cured_set_test_memory_bandwidth(bytes_per_s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_set_cpu_tiles(PyObject *module, PyObject *args) {
+    int threads, plain;
+    long long range_bytes = 0;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "ip|L:_set_cpu_tiles", &threads, &plain, &range_bytes)) return NULL;
+    if (threads < 0 || range_bytes < 0)
+        return PyErr_Format(PyExc_ValueError, "_set_cpu_tiles: threads and range_bytes must be >= 0 (0: by size)");
+    cured_set_cpu_tiles(threads, plain, (int64_t)range_bytes);
+    Py_RETURN_NONE;
+}
+
+/* The C-order copy that sums of a host array read (c_order): for tests. */
+static PyObject *py_c_order_copy(PyObject *module, PyObject *input) {
+    (void)module;
+    if (!PyArray_Check(input)) return PyErr_Format(PyExc_TypeError, "_c_order_copy: not an ndarray");
+    const int dtype = dtype_of(PyArray_DESCR((PyArrayObject *)input));
+    return dtype < 0 ? NULL : (PyObject *)c_order((PyArrayObject *)input, (cured_dtype)dtype);
+}
+
+/* The scalar CPU order model of any version on a host array, whatever the fast paths do: for tests. */
+static PyObject *py_model_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
+    static char *keywords[] = {"a", "version", "dtype", NULL};
+    PyObject *input, *version_obj, *result = NULL;
+    PyArray_Descr *requested = NULL;
+    sum_args args = {NULL, NULL, 0, 0, 0, 0, 0, 0};
+    acc_value value;
+    (void)module;
+    if (!PyArg_ParseTupleAndKeywords(pos, kwargs, "OO|O&:model_sum", keywords, &input, &version_obj,
+                                     PyArray_DescrConverter2, &requested))
+        return NULL;
+    if (prepare_host(input, 0, version_obj, requested, 0, 0, &args) < 0) goto done;
+    if (cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), PyArray_DATA(args.array),
+                      (int64_t)PyArray_SIZE(args.array), &value) != 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = result_scalar(&args, &value);
+done:
+    Py_XDECREF(requested);
+    sum_args_clear(&args);
+    return result;
+}
+
+static PyObject *py_fault(PyObject *module, PyObject *args) {
+    long long k;
+    int error;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "Li:_fault", &k, &error)) return NULL;
+    if (k < 0 || error <= 0) return PyErr_Format(PyExc_ValueError, "_fault: k >= 0 and a CUDA error code > 0");
+    cured_fault_arm(k, (cudaError_t)error);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_fault_state(PyObject *module, PyObject *unused) {
+    int64_t calls;
+    int fired;
+    (void)module;
+    (void)unused;
+    cured_fault_state(&calls, &fired);
+    return Py_BuildValue("{s:L,s:O,s:L,s:L,s:L,s:L,s:i}", "calls", (long long)calls, "fired", fired ? Py_True : Py_False,
+                         "streams", (long long)cured_live.streams, "events", (long long)cured_live.events,
+                         "pinned", (long long)cured_live.pinned, "device", (long long)cured_live.device,
+                         "pool_threads", cured_pool_threads());
+}
+
+static PyObject *py_set_staging(PyObject *module, PyObject *args) {
+    int lanes, ramp = 1;
+    long long chunk_bytes, fetch_min_bytes = 0;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "iL|pL:_set_staging", &lanes, &chunk_bytes, &ramp, &fetch_min_bytes)) return NULL;
+    if (lanes < 0 || chunk_bytes < 0 || fetch_min_bytes < 0)
+        return PyErr_Format(PyExc_ValueError,
+                            "_set_staging: lanes, chunk_bytes and fetch_min_bytes must be >= 0 (0: the default)");
+    cured_set_staging(lanes, chunk_bytes, ramp, fetch_min_bytes);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_staging(PyObject *module, PyObject *unused) {
+    cured_staging s;
+    (void)module;
+    (void)unused;
+    cured_get_staging(&s);
+    return Py_BuildValue("{s:i,s:L,s:O,s:L}", "lanes", s.lanes, "chunk_bytes", (long long)s.chunk_bytes, "ramp",
+                         s.ramp ? Py_True : Py_False, "fetch_min_bytes", (long long)s.fetch_min_bytes);
+}
+
+static PyObject *py_chunk_spans(PyObject *module, PyObject *args) {
+    long long n, chunk, unit;
+    int lanes, ramp;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "LLLip:_chunk_spans", &n, &chunk, &unit, &lanes, &ramp)) return NULL;
+    if (n < 0 || unit < 1 || chunk < unit || chunk % unit != 0 || lanes < 1 || lanes > CURED_MAX_LANES)
+        return PyErr_Format(PyExc_ValueError, "_chunk_spans: needs n >= 0, unit >= 1, chunk a multiple of unit and "
+                                              "1 <= lanes <= %d",
+                            CURED_MAX_LANES);
+    cured_chunks chunks;
+    cured_chunks_make(&chunks, n, n > 0 && n < chunk ? n : chunk, chunk, unit, lanes, ramp); /* as the sum's plan does */
+    PyObject *spans = PyList_New(0);
+    for (int64_t k = 0; spans != NULL && k < chunks.chunks; ++k) {
+        int64_t first, count;
+        cured_chunk_span(&chunks, k, &first, &count);
+        PyObject *span = Py_BuildValue("(LL)", (long long)first, (long long)count);
+        if (span == NULL || PyList_Append(spans, span) < 0) Py_CLEAR(spans);
+        Py_XDECREF(span);
+    }
+    return spans;
+}
+
+PyMethodDef module_hooks_methods[] = {
+    {"_set_test_launch", py_set_test_launch, METH_VARARGS,
+     "_set_test_launch(blocks, misalign)\n--\n\nFor tests: force the grid of tiled kernels (0: from the "
+     "GPU) and misalign the device copy of each chunk of host input by `misalign` bytes (0 to 15)."},
+    {"_set_test_dynamic_shared", py_set_test_dynamic_shared, METH_VARARGS,
+     "_set_test_dynamic_shared(bytes)\n--\n\nFor tests: let kernels have at most `bytes` of dynamic shared memory a "
+     "block (0: what the GPU has), as a GPU with less would; V10's float64 then takes its other path."},
+    {"_set_test_memory_bandwidth", py_set_test_memory_bandwidth, METH_VARARGS,
+     "_set_test_memory_bandwidth(bytes_per_s)\n--\n\nFor tests: make the kernels along axes assume a GPU whose memory "
+     "moves `bytes_per_s` bytes a second (0: the GPU's own); it picks the packed-rows kernel's vectors a thread."},
+    {"_cluster_launches", py_cluster_launches, METH_NOARGS,
+     "_cluster_launches()\n--\n\nFor tests: the kernel launches made as one cluster of blocks so far (V10 over a "
+     "few tiles, on GPUs of compute capability 9.0 up)."},
+    {"_set_test_driver_launch", py_set_test_driver_launch, METH_VARARGS,
+     "_set_test_driver_launch(allowed)\n--\n\nFor tests: let V9's, V10's and the floor's launches go through the "
+     "driver's cuLaunchKernel or cuLaunchKernelEx (True, the default), or make them use the runtime's launch (False)."},
+    {"_driver_launches", py_driver_launches, METH_NOARGS,
+     "_driver_launches()\n--\n\nFor tests: the kernel launches made through the driver so far."},
+    {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
+     "_set_cpu_tiles(threads, plain, range_bytes=0)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as "
+     "the input's size warrants), with `plain` its portable C chains instead of the CPU's SIMD ones, and a strided "
+     "input gathered in ranges of about `range_bytes` (0: as its size asks)."},
+    {"_c_order_copy", py_c_order_copy, METH_O,
+     "_c_order_copy(a): the C-contiguous copy of host array a that cured's sums read (a itself where it is one)."},
+    {"model_sum", (PyCFunction)(void (*)(void))py_model_sum, METH_VARARGS | METH_KEYWORDS,
+     "model_sum(a, version, dtype=None)\n--\n\nThe scalar CPU order model of `version` on host array `a`: the "
+     "reference the GPU kernels and the fast CPU path are tested against."},
+    {"_fault", py_fault, METH_VARARGS,
+     "_fault(k, error)\n--\n\nFor tests: the k-th CUDA runtime call or kernel launch of cured's host code from now "
+     "on returns CUDA error `error` instead of running, once (k = 0: none); the count restarts either way."},
+    {"_fault_state", py_fault_state, METH_NOARGS,
+     "_fault_state()\n--\n\nFor tests: {'calls' counted since _fault, 'fired', and what is alive: 'streams', "
+     "'events', 'pinned' and 'device' allocations (outside the memory pool), 'pool_threads'}."},
+    {"_set_staging", py_set_staging, METH_VARARGS,
+     "_set_staging(lanes, chunk_bytes, ramp=True, fetch_min_bytes=0)\n--\n\nFor tests and tuning: the host "
+     "path's lanes (threads, each with its own stream and staging buffers) and chunk size in bytes; with `ramp` the "
+     "first chunks grow, one a lane; results along axes of fetch_min_bytes or more come back through the lanes. 0 "
+     "restores each default."},
+    {"staging", py_staging, METH_NOARGS,
+     "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes', 'ramp', 'fetch_min_bytes'} (chunks "
+     "are rounded to whole blocks or tiles of the version)."},
+    {"_chunk_spans", py_chunk_spans, METH_VARARGS,
+     "_chunk_spans(n, chunk, unit, lanes, ramp)\n--\n\nFor tests: the host path's chunks of n elements for "
+     "`lanes` lanes as (first, count) pairs: chunks of `chunk` elements (the setting's, in elements), whole units "
+     "of `unit`, after a ramp of growing ones where `ramp` and the input is short."},
+    {NULL, NULL, 0, NULL},
+};
