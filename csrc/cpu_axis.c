@@ -31,6 +31,7 @@
 
 #include "axis.h"
 #include "half.h"
+#include "faults.h"
 #include "pool.h"
 
 /* Columns a column step's work item adds at once: their sums stay in L1 (8 KiB of doubles). */
@@ -558,7 +559,8 @@ int cured_cpu_axis_sum_fast(const cured_axis_fold *fold, cured_dtype in_dtype, c
         const int last = i == count - 1;
         const cured_dtype dtype = i == 0 ? in_dtype : acc_dtype;
         void *dst = out;
-        if (!last && (dst = malloc((size_t)(step->outer * step->segments * step->inner) * (size_t)acc_size)) == NULL) {
+        const size_t held_bytes = (size_t)(step->outer * step->segments * step->inner) * (size_t)acc_size;
+        if (!last && (dst = cured_host_malloc(held_bytes)) == NULL) {
             free(held);
             return -1;
         }

@@ -8,6 +8,7 @@
 
 #include "axis.h"
 #include "exact.h"
+#include "faults.h"
 #include "half.h"
 
 /* CUDA's limit on threads a block: the model's stand-in for shared memory has room for that many. */
@@ -38,7 +39,7 @@ typedef void (*model_pass_fn)(const cured_version *, const void *, cured_dtype, 
 static int tiles_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, const void *in, int64_t n,
                      void *result) {
     const cured_tiles t = cured_tiles_of(v->threads, v->per_thread, cured_dtype_size(in_dtype), n);
-    void *partials = malloc((size_t)t.tiles * 8);
+    void *partials = cured_host_malloc((size_t)t.tiles * 8);
     if (partials == NULL) return -1;
     if (acc == CURED_ACC_FLOAT32) {
         const float sum = model_tiles_f32(v, in, in_dtype, n, partials);
@@ -73,7 +74,7 @@ int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, c
     if (v->schedule == CURED_TILES) return tiles_sum(v, in_dtype, acc, in, n, result);
 
     const int64_t first_blocks = (n + per_block - 1) / per_block;
-    void *partials = malloc((size_t)first_blocks * 8);
+    void *partials = cured_host_malloc((size_t)first_blocks * 8);
     if (partials == NULL) return -1;
     /* Later passes reduce the partials in place: block b of a pass reads values [b*per_block, ...)
      * and writes value b, which no later block of the pass reads. */

@@ -59,7 +59,8 @@ static int AXIS(const cured_axis_fold *fold, cured_dtype in_dtype, const void *i
         const cured_axis_step *step = &launches[i];
         const int last = i == count - 1;
         ACC_T *dst = (ACC_T *)out;
-        if (!last && (dst = (ACC_T *)malloc((size_t)(step->outer * step->segments * step->inner) * sizeof(ACC_T))) == NULL) {
+        const size_t held_bytes = (size_t)(step->outer * step->segments * step->inner) * sizeof(ACC_T);
+        if (!last && (dst = (ACC_T *)cured_host_malloc(held_bytes)) == NULL) {
             free(held);
             return -1;
         }

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cured.h"
+#include "faults.h"
 #include "half.h"
 #include "pool.h"
 
@@ -341,14 +342,14 @@ static void *thread_range_buffer(size_t bytes) {
     range_buffer *buffer = (range_buffer *)pthread_getspecific(range_key);
     if (buffer != NULL && buffer->bytes >= bytes) return buffer->data;
     if (buffer == NULL) {
-        if ((buffer = (range_buffer *)calloc(1, sizeof *buffer)) == NULL) return NULL;
+        if ((buffer = (range_buffer *)cured_host_calloc(1, sizeof *buffer)) == NULL) return NULL;
         if (pthread_setspecific(range_key, buffer) != 0) {
             free(buffer);
             return NULL;
         }
     }
     void *data = NULL;
-    if (posix_memalign(&data, 64, bytes) != 0) return NULL; /* the old buffer stays, too small */
+    if (cured_host_memalign(&data, 64, bytes) != 0) return NULL; /* the old buffer stays, too small */
     free(buffer->data);
     buffer->data = data, buffer->bytes = bytes;
     return data;
@@ -730,7 +731,7 @@ static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, con
     pthread_once(&fast_once, choose_fast);
     const int item = cured_dtype_size(dtype), is_double = acc == CURED_ACC_FLOAT64;
     const cured_tiles t = cured_tiles_of(THREADS, VECTORS, item, n);
-    void *partials = malloc((size_t)t.tiles * (is_double ? sizeof(double) : sizeof(float)));
+    void *partials = cured_host_malloc((size_t)t.tiles * (is_double ? sizeof(double) : sizeof(float)));
     if (partials == NULL) return -1;
     _Atomic int failed = 0;
     /* A strided input's blocks are read from a gathered range, which the cache holds. */

@@ -166,7 +166,7 @@ static cudaError_t slot_take(int kind, int device, cudaStream_t stream, slot **t
         }
         return err;
     }
-    slot *s = (slot *)calloc(1, sizeof *s);
+    slot *s = (slot *)cured_host_calloc(1, sizeof *s);
     if (s == NULL) return cudaErrorMemoryAllocation;
     s->may_spin = kind == WAITED && may_spin();
     if ((kind == WAITED &&

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exact.h"
+#include "faults.h"
 #include "half.h"
 #include "pool.h"
 
@@ -197,7 +198,8 @@ void cured_exact_add_threads(cured_exact_state *state, cured_dtype dtype, const 
     const int item = cured_dtype_size(dtype);
     const int threads = exact_threads_for(n * item);
     const int64_t tasks = threads > 1 && n > 1 ? (4 * (int64_t)threads < n ? 4 * (int64_t)threads : n) : 1;
-    cured_exact_state *const states = tasks > 1 ? (cured_exact_state *)malloc((size_t)tasks * sizeof *states) : NULL;
+    cured_exact_state *const states =
+        tasks > 1 ? (cured_exact_state *)cured_host_malloc((size_t)tasks * sizeof *states) : NULL;
     if (states == NULL) { /* one thread, or no memory for the pieces' states: one state, the same sum */
         cured_exact_add(state, dtype, in, n);
         return;

@@ -12,6 +12,7 @@
 #ifndef CURED_FAULTS_H
 #define CURED_FAULTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cured.h"
@@ -35,6 +36,17 @@ void cured_fault_arm(int64_t k, cudaError_t error);
 
 /* Calls counted since the last cured_fault_arm, and whether the armed one came. */
 void cured_fault_state(int64_t *calls, int *fired);
+
+/* Host memory that the C code takes for itself (the CPU sums' partials, range buffers and steps'
+ * intermediate sums, a call slot, the benchmark's events) comes through these, malloc's, calloc's
+ * and posix_memalign's stand-ins: a second hook fails them as the first fails CUDA calls, counted
+ * apart (cured_host_fault_arm: the k-th allocation from then on finds no memory, once), so that
+ * every MemoryError path of the CPU sums runs in the tests, with no GPU. */
+void *cured_host_malloc(size_t bytes);
+void *cured_host_calloc(size_t count, size_t size);
+int cured_host_memalign(void **memory, size_t alignment, size_t bytes);
+void cured_host_fault_arm(int64_t k);
+void cured_host_fault_state(int64_t *calls, int *fired);
 
 #define CURED_FAULTY(call, ...) (cured_fault_next() ? cured_fault_error() : call(__VA_ARGS__))
 /* A launch through one of the kernels' tables (a function pointer), as one call. */

@@ -343,7 +343,7 @@ cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_
         }
     }
     CURED_TRY_STEP(cured_plan_init_workspace(plan, workspace, stream));
-    events = (cudaEvent_t *)calloc(2 * (size_t)repeats, sizeof *events);
+    events = (cudaEvent_t *)cured_host_calloc(2 * (size_t)repeats, sizeof *events);
     if (events == NULL) {
         status.code = cudaErrorMemoryAllocation;
         status.call = "calloc (host memory for the events)";

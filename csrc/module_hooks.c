@@ -108,16 +108,27 @@ static PyObject *py_fault(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_fault_host(PyObject *module, PyObject *args) {
+    long long k;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "L:_fault_host", &k)) return NULL;
+    if (k < 0) return PyErr_Format(PyExc_ValueError, "_fault_host: k >= 0");
+    cured_host_fault_arm(k);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_fault_state(PyObject *module, PyObject *unused) {
-    int64_t calls;
-    int fired;
+    int64_t calls, host_calls;
+    int fired, host_fired;
     (void)module;
     (void)unused;
     cured_fault_state(&calls, &fired);
-    return Py_BuildValue("{s:L,s:O,s:L,s:L,s:L,s:L,s:i}", "calls", (long long)calls, "fired", fired ? Py_True : Py_False,
-                         "streams", (long long)cured_live.streams, "events", (long long)cured_live.events,
-                         "pinned", (long long)cured_live.pinned, "device", (long long)cured_live.device,
-                         "pool_threads", cured_pool_threads());
+    cured_host_fault_state(&host_calls, &host_fired);
+    return Py_BuildValue("{s:L,s:O,s:L,s:O,s:L,s:L,s:L,s:L,s:i}", "calls", (long long)calls, "fired",
+                         fired ? Py_True : Py_False, "host_calls", (long long)host_calls, "host_fired",
+                         host_fired ? Py_True : Py_False, "streams", (long long)cured_live.streams, "events",
+                         (long long)cured_live.events, "pinned", (long long)cured_live.pinned, "device",
+                         (long long)cured_live.device, "pool_threads", cured_pool_threads());
 }
 
 static PyObject *py_set_staging(PyObject *module, PyObject *args) {
@@ -193,9 +204,14 @@ PyMethodDef module_hooks_methods[] = {
     {"_fault", py_fault, METH_VARARGS,
      "_fault(k, error)\n--\n\nFor tests: the k-th CUDA runtime call or kernel launch of cured's host code from now "
      "on returns CUDA error `error` instead of running, once (k = 0: none); the count restarts either way."},
+    {"_fault_host", py_fault_host, METH_VARARGS,
+     "_fault_host(k)\n--\n\nFor tests: the k-th allocation of host memory by cured's C code for itself from now on "
+     "(the CPU sums' partials, range buffers and intermediate sums; a call slot; the benchmark's events) finds none, "
+     "once (k = 0: none); the count restarts either way."},
     {"_fault_state", py_fault_state, METH_NOARGS,
-     "_fault_state()\n--\n\nFor tests: {'calls' counted since _fault, 'fired', and what is alive: 'streams', "
-     "'events', 'pinned' and 'device' allocations (outside the memory pool), 'pool_threads'}."},
+     "_fault_state()\n--\n\nFor tests: {'calls' counted since _fault, 'fired', 'host_calls' counted since "
+     "_fault_host, 'host_fired', and what is alive: 'streams', 'events', 'pinned' and 'device' allocations (outside "
+     "the memory pool), 'pool_threads'}."},
     {"_set_staging", py_set_staging, METH_VARARGS,
      "_set_staging(lanes, chunk_bytes, ramp=True, fetch_min_bytes=0)\n--\n\nFor tests and tuning: the host "
      "path's lanes (threads, each with its own stream and staging buffers) and chunk size in bytes; with `ramp` the "

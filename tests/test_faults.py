@@ -3,7 +3,11 @@ cured.sum, the k-th CUDA runtime call or kernel launch it makes is failed, for e
 makes, with an out-of-memory error and with an ordinary one. Each such call raises MemoryError or
 cured.CudaError (or, where the failed call's error is one the code deliberately gets past, returns
 the right bits), leaks nothing (device memory, pinned memory, streams, events, threads), and leaves
-the next call correct."""
+the next call correct. The host memory that the CPU sums take for themselves is failed the same way,
+allocation by allocation, with no GPU."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -42,6 +46,103 @@ def test_the_hook_fails_the_armed_call_once():
         cured._cured._fault(0, INVALID_VALUE)
     with pytest.raises(ValueError):
         cured._cured._fault(-1, INVALID_VALUE)
+
+
+def host_paths(seed):
+    """The CPU sums that take host memory for themselves (csrc/faults.h's second hook), by name."""
+    x = random_array(seed, np.dtype("float32"), 300_001)
+    m = random_array(seed, np.dtype("float32"), 3_000_000).reshape(3000, 1000)
+    columns = random_array(seed, np.dtype("float64"), 1 << 21).reshape(-1, 2)  # two steps: columns in segments
+    c = cured._cured
+
+    def strided():  # on one thread, whose range buffer the first call left: the same allocations each call
+        c._set_cpu_tiles(1, False)
+        try:
+            return cured.sum(m.T, device="cpu")
+        finally:
+            c._set_cpu_tiles(0, False)
+
+    return {
+        "V9 (partials)": lambda: cured.sum(x, device="cpu"),
+        "V9 strided (partials)": strided,
+        "V3's order model (passes)": lambda: c.model_sum(x, 3),
+        "V9's order model (tiles)": lambda: c.model_sum(x, 9),
+        "along axis 0": lambda: cured.sum(m, axis=0, device="cpu"),
+        "along axis 0, two steps": lambda: cured.sum(columns, axis=0, device="cpu"),
+        "along axis 0, the order model's two steps": lambda: c.sum_axes(columns, columns.shape, (True, False),
+                                                                        np.float64, "cpu", model=True),
+        "V10, the pieces' states": lambda: cured.fsum(m, device="cpu"),
+    }
+
+
+def test_host_memory_failures_raise_memory_error_and_leave_the_next_call_right(seed):
+    """Each allocation of host memory that a CPU sum makes for itself is failed in turn: the call
+    raises MemoryError, or (V10, which then sums its pieces on one thread) returns the same bits, and
+    the next call is right. Every path allocates at least once, so none of this passes by doing
+    nothing."""
+    problems, report = [], []
+    try:
+        for name, call in host_paths(seed).items():
+            expected = call()
+            cured._cured._fault_host(0)
+            call()
+            calls = cured._cured._fault_state()["host_calls"]
+            raised = 0
+            for k in range(1, calls + 1):
+                cured._cured._fault_host(k)
+                try:
+                    got = call()
+                except MemoryError:
+                    raised += 1
+                else:
+                    if not identical(got, expected):
+                        problems.append(f"{name}, allocation {k}: {got!r}, not {expected!r}")
+                if not cured._cured._fault_state()["host_fired"]:
+                    problems.append(f"{name}, allocation {k}: never made")
+                cured._cured._fault_host(0)
+                if not identical(call(), expected):
+                    problems.append(f"{name}, allocation {k}: the next call was wrong")
+            report.append(f"{name}: {calls} allocations, {raised} raised MemoryError")
+            if calls == 0 or (raised < calls and not name.startswith("V10")):
+                problems.append(f"{name}: {calls} allocations, {raised} raised MemoryError")
+    finally:
+        cured._cured._fault_host(0)
+    print("\n".join(report))
+    assert not problems, "\n".join(problems[:40])
+    with pytest.raises(ValueError):
+        cured._cured._fault_host(-1)
+
+
+def test_a_range_buffer_that_cannot_be_had_raises_memory_error(tmp_path, seed):
+    """A strided V9 sum on the CPU gathers ranges into a buffer each thread keeps (cpu_tiles.c), so
+    only a thread's first (or a larger) range allocates: in a fresh process, on one thread, the
+    first call takes the partials, the buffer's record and its memory, each failed in turn here
+    (the record, once had, stays: the fourth call takes the partials and the memory, and its fourth
+    allocation never comes), and the calls after them are right."""
+    script = tmp_path / "range_buffer.py"
+    script.write_text(f"""
+import numpy as np
+import cured
+m = np.random.default_rng({seed}).standard_normal((2048, 1024)).astype(np.float32)
+expected = cured.sum(np.ascontiguousarray(m.T), device="cpu")  # the C-order copy's: the same bits
+cured._cured._set_cpu_tiles(1, False)
+outcomes = []
+for k in (1, 2, 3, 4):
+    cured._cured._fault_host(k)
+    try:
+        got = cured.sum(m.T, device="cpu")
+    except MemoryError:
+        outcomes.append("MemoryError")
+    else:
+        fired = cured._cured._fault_state()["host_fired"]
+        outcomes.append("wrong" if got != expected else "fired, no error" if fired else "ran")
+cured._cured._fault_host(0)
+outcomes.append("right" if cured.sum(m.T, device="cpu") == expected else "wrong")
+print(" ".join(outcomes))
+""")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["MemoryError"] * 3 + ["ran", "right"], run.stdout
 
 
 def identical(a, b):
