@@ -9,7 +9,6 @@ decided here, in NumPy's terms, before any GPU work.
 from __future__ import annotations
 
 import functools
-import math
 import operator
 import time
 from typing import Any, Literal, NamedTuple
@@ -210,9 +209,9 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
     a, shape, in_dtype, on_device = _describe(a)
     reduce = _reduced_axes(axis, len(shape))
     every = all(reduce)
-    if initial is None:  # NumPy: no initial value, so an output that sums no elements has none
-        summed = math.prod(e for e, r in zip(shape, reduce) if r)
-        if summed == 0 and math.prod(e for e, r in zip(shape, reduce) if not r) > 0:
+    if initial is None:  # NumPy: no initial value, so a sum along an empty axis has none
+        # (refused even where no output is left to take it: NumPy 2 checks the reduced extents alone)
+        if any(r and e == 0 for e, r in zip(shape, reduce)):
             raise ValueError("cured.sum: initial=None and a sum of no elements: zero-size array to reduction "
                              "operation add which has no identity (as numpy.sum)")
         initial = _NO_VALUE

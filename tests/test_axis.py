@@ -5,6 +5,7 @@ GPU tests check that the kernels give the model's bits, for host and device inpu
 Floats are compared with numpy.sum within the bound of a sum of R terms (gamma(R) * sum|x|), or
 exactly where the data makes every order exact (small integers in a float dtype)."""
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -126,8 +127,8 @@ def test_zero_dimensional_input_gives_numpys_scalar(seed, dtype):
 
 
 def test_initial_none_is_no_initial_as_numpy(seed):
-    """NumPy takes initial=None as no initial value (not as NaN), and refuses it for an output that
-    sums no elements."""
+    """NumPy takes initial=None as no initial value (not as NaN), and refuses it for a sum along an
+    empty axis, also where the result has no element."""
     x = rand(seed, (3, 4), "float64")
     for axis in (None, 1, (0, 1)):
         assert np.array_equal(cured.sum(x, axis=axis, initial=None, device="cpu"), cured.sum(x, axis=axis, device="cpu"))
@@ -135,7 +136,7 @@ def test_initial_none_is_no_initial_as_numpy(seed):
     for shape, axis in (((3, 0), 0), ((0, 3), 1), ((2, 0, 3), (0, 2)), ((0,), ())):  # no output sums nothing
         assert cured.sum(np.zeros(shape), axis=axis, initial=None, device="cpu").shape == \
             np.sum(np.zeros(shape), axis=axis, initial=None).shape
-    for shape, axis in (((3, 0), 1), ((0, 3), 0), ((0,), None)):
+    for shape, axis in (((3, 0), 1), ((0, 3), 0), ((0,), None), ((0, 0), 1), ((3, 0, 0, 1), 1), ((0, 3, 0), 2)):
         with pytest.raises(ValueError, match="no identity"):
             np.sum(np.zeros(shape), axis=axis, initial=None)
         with pytest.raises(ValueError, match="no identity"):
@@ -492,6 +493,22 @@ def test_cpu_rows_of_one_round_have_the_models_bits(seed, dtype, acc):
     finally:
         cured._cured._set_cpu_tiles(0, False)
 
+
+
+def test_float16_sums_in_float32_along_any_axis_where_numpy_may_round_each_addition(seed):
+    """NumPy adds float16 in float32 along a contiguous axis but in float16 along a strided one,
+    rounding each addition (4096 ones along axis 0 of a (4096, 2) array sum to 2048 there: 2048 + 1
+    rounds back to 2048); cured adds float16 in float32 along every axis and rounds each sum once
+    (README, "Types"), so its result is NumPy's contiguous one whichever axis holds the elements."""
+    x = np.ones((4096, 2), np.float16)
+    assert np.sum(x, axis=0)[0] == 2048 and np.sum(np.ascontiguousarray(x.T), axis=1)[0] == 4096  # NumPy's two
+    assert np.array_equal(cured.sum(x, axis=0, device="cpu"), np.full(2, 4096, np.float16))
+    # Random columns: float32's bound on 3000 additions, then one float16 rounding (half an ulp, 2^-11).
+    y = rand(seed, (3000, 7), "float16")
+    want = np.array([math.fsum(column) for column in y.T.astype(np.float64)])
+    got = cured.sum(y, axis=0, device="cpu").astype(np.float64)
+    bound = 2.0**-11 * np.abs(want) + 3000 * 2.0**-24 * np.sum(np.abs(y.astype(np.float64)), axis=0)
+    assert np.all(np.abs(got - want) <= 1.001 * bound)
 
 
 @pytest.mark.parametrize("acc", ["float32", "float64"])
