@@ -49,7 +49,8 @@ int npy_type_of(cured_dtype dtype);
 /* Resolves the accumulator and the result's dtype for summing `in` with dtype= `requested` (NULL
  * for none), as numpy.sum does. With `wrap` (else NULL), dtype= may also be an integer of 1 to 4
  * bytes, which NumPy sums in, wrapping: the accumulator is then the 64-bit integer of its kind and
- * *wrap that dtype (elsewhere *result). Returns 0, or -1 with TypeError set. */
+ * *wrap that dtype (elsewhere *result); or bool for bool input, NumPy's "or": the count of true
+ * elements in int64, *wrap bool (not zero). Returns 0, or -1 with TypeError set. */
 int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc, cured_dtype *result, cured_dtype *wrap);
 
 /* ---- a sum's arguments (module_args.c) ------------------------------------------------------- */
@@ -61,7 +62,8 @@ typedef struct {
     cured_dtype in_dtype, result_dtype;
     cured_acc acc;
     cured_dtype scalar_dtype; /* the returned scalar's: result_dtype, or a dtype= of int8 to uint32
-                                 that the 64-bit integer sum wraps into, as NumPy's sum in it */
+                                 that the 64-bit integer sum wraps into, as NumPy's sum in it, or
+                                 bool (of bool input: the count not zero, NumPy's "or") */
     int resolved;             /* in_dtype, acc and result_dtype are set */
     int state;                /* return V10's exact state (bytes), not the sum */
 } sum_args;

@@ -62,8 +62,9 @@ int resolve_acc(cured_dtype in, PyArray_Descr *requested, cured_acc *acc, cured_
     if (PyDataType_ISNOTSWAPPED(requested)) {
         const int size = (int)PyDataType_ELSIZE(requested);
         const char kind = requested->kind;
-        const int narrow = wrap != NULL && (kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4);
-        if ((kind == 'i' && size == 8) || (narrow && kind == 'i')) *acc = CURED_ACC_INT64;
+        const int narrow = wrap != NULL && (((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4)) ||
+                                             (kind == 'b' && in == CURED_BOOL));
+        if ((kind == 'i' && size == 8) || (narrow && (kind == 'i' || kind == 'b'))) *acc = CURED_ACC_INT64;
         else if ((kind == 'u' && size == 8) || (narrow && kind == 'u')) *acc = CURED_ACC_UINT64;
         else if (kind == 'f' && size == 4) *acc = CURED_ACC_FLOAT32;
         else if (kind == 'f' && size == 8) *acc = CURED_ACC_FLOAT64;
@@ -84,7 +85,7 @@ unsupported:
     PyErr_Format(PyExc_TypeError,
                  "cured.sum: dtype=%S is not supported; cured accumulates in int64, uint64, float32 or "
                  "float64 (and float16, accumulated in float32, for float16 input; integers of 1 to 4 "
-                 "bytes, wrapping)",
+                 "bytes, wrapping; bool for bool input)",
                  requested);
     return -1;
 }
@@ -223,7 +224,11 @@ PyObject *result_scalar(const sum_args *args, const void *value) {
         uint32_t low32;
         const void *low = &low32;
         memcpy(&sum, value, sizeof sum);
-        switch (cured_dtype_size(args->scalar_dtype)) {
+        switch (args->scalar_dtype == CURED_BOOL ? 0 : cured_dtype_size(args->scalar_dtype)) {
+        case 0: /* bool: the count of true elements, not zero */
+            low8 = sum != 0;
+            low = &low8;
+            break;
         case 1:
             low8 = (uint8_t)sum;
             low = &low8;

@@ -48,7 +48,8 @@ static cured_cuda_status order_after(cudaStream_t waiter, cudaStream_t first) {
 }
 
 /* An out= on the device, once its dtype is known: one writable element of the sum's result dtype (a
- * dtype= of int8 to uint32 included: the store kernel wraps the 64-bit sum into it, NumPy's bits).
+ * dtype= of int8 to uint32 included: the store kernel wraps the 64-bit sum into it, NumPy's bits;
+ * and bool for bool input: the count not zero).
  * (Its device is checked once located: sum_device_array.) Returns 0, or -1 with TypeError/ValueError set. */
 static int check_out_element(const device_array *out, const sum_args *args) {
     if (out->read_only) {
@@ -283,7 +284,7 @@ PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_obj, PyA
             clock_gettime(CLOCK_MONOTONIC, &start);
             if (args.version->tree != CURED_TREE_WARPS)
                 failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), data, n, &value);
-            else if (args.scalar_dtype != args.result_dtype) /* V9's bits: integers' order is free */
+            else if (args.scalar_dtype != args.result_dtype && args.scalar_dtype != CURED_BOOL) /* order is free */
                 failed = cured_cpu_wrapped_sum(args.in_dtype, cured_dtype_size(args.scalar_dtype), data, strided, n,
                                                &value.u64);
             else if (strided != NULL)

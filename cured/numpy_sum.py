@@ -107,8 +107,7 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         included), as numpy.sum: the result is cast into it as NumPy does. A device array (the
         input must be one too, on the same GPU) of the result dtype receives the result on the
         device, in stream order after the producer's work, and the call returns as soon as the work
-        is queued, with no host wait; for a sum of every element it is any one-element array (of
-        a float or integer dtype: a bool result, "any element true", raises TypeError there), along
+        is queued, with no host wait; for a sum of every element it is any one-element array, along
         axes a C-contiguous array of the result's shape.
     keepdims : bool
         Keep the reduced axes, with extent 1, as NumPy does.
@@ -331,11 +330,11 @@ def _whole_sum(a, version, requested, acc, result, device, timing, device_out, i
     direct = result in _ACCS or (result == _FLOAT16 and acc == np.float32)
     ask = result if (direct or result.kind in "iu") and initial is _NO_VALUE else acc
     if device_out is not None:
-        if not direct and result.kind not in "iu":  # integers of 1 to 4 bytes: the 64-bit sum wrapped there
-            raise TypeError(f"cured.sum: a sum of every element into an out= on the device takes a float or integer "
-                            f"dtype, not {result}")
-        # Without dtype=, the C extension takes out's dtype as the accumulator (cured.sum's rule
-        # for a device element since issue 12); with it, the result must be out's dtype.
+        # The store kernel writes any result dtype there: integers of 1 to 4 bytes the 64-bit sum
+        # wrapped, bool (of bool input; other inputs into bool are cast on the host, and refused
+        # with a device out=) the count of true elements not zero. Without dtype=, the C extension
+        # takes out's dtype as the accumulator (cured.sum's rule for a device element since issue
+        # 12); with it, the result must be out's dtype.
         return _cured.sum(a, version, None if requested is None else result, device, False, device_out, False,
                           initial_bytes)
     start = time.perf_counter()

@@ -114,15 +114,37 @@ def test_bad_device_out_is_refused_before_any_cuda_call(fields, error, words):
 
 
 def test_a_device_out_of_another_integer_or_bool_is_refused_before_any_cuda_call():
-    """A device out= of a sum of every element takes any float or integer result dtype (int8 to
-    uint32: the 64-bit sum wrapped there), but must be that dtype; a bool result is refused."""
+    """A device out= of a sum of every element takes any result dtype (int8 to uint32: the 64-bit
+    sum wrapped there; bool of bool input: the count not zero), but must be that dtype; a bool
+    result of other input, whose elements NumPy casts to bool first, is refused there."""
     ints = CAI(shape=(100,), typestr="<i4")
     with pytest.raises(TypeError, match="out= has dtype int16 but the sum's result is int8"):
         cured.sum(ints, dtype=np.int8, out=CAI(typestr="<i2"))
     with pytest.raises(TypeError, match="out= has dtype uint8 but the sum's result is int64"):
         cured.sum(ints, dtype=np.int64, out=CAI(typestr="|u1"))
-    with pytest.raises(TypeError, match="float or integer dtype, not bool"):
-        cured.sum(CAI(shape=(100,), typestr="|b1"), dtype=np.bool_, out=CAI(typestr="|b1"))
+    with pytest.raises(TypeError, match="casts each element first"):
+        cured.sum(ints, dtype=np.bool_, out=CAI(typestr="|b1"))
+    with pytest.raises(TypeError, match="out= has dtype int64 but the sum's result is bool"):
+        cured.sum(CAI(shape=(100,), typestr="|b1"), dtype=np.bool_, out=CAI(typestr="<i8"))
+
+
+def bool_inputs(seed):
+    """Bool arrays whose sum NumPy takes as "any": none true, 256 true (a count whose low byte is
+    0: a wrap into 8 bits would say False), and random ones."""
+    rng = np.random.default_rng(seed)
+    n = 300_007
+    count_256 = np.zeros(n, bool)
+    count_256[rng.choice(n, 256, replace=False)] = True
+    return {"none": np.zeros(n, bool), "256": count_256, "random": rng.random(n) < 0.5}
+
+
+@pytest.mark.parametrize("version", [9, 3])
+def test_the_c_extension_sums_bool_into_bool_as_any(seed, version):
+    """_cured.sum with dtype=bool for bool input (the call cured.sum makes for a device out=): the
+    count of true elements, not zero, as numpy.sum's "or", on the CPU (V9's sum and V3's model)."""
+    for name, x in bool_inputs(seed).items():
+        got = cured._cured.sum(x, version, np.bool_, "cpu")
+        assert type(got) is np.bool_ and got == np.sum(x, dtype=bool), name
 
 
 # ---- on the GPU -----------------------------------------------------------------------------------
@@ -148,6 +170,26 @@ def test_device_out_gets_the_bits_of_the_scalar(seed, dtype, version):
     empty = cupy.full((1,), 7, dtype=expected.dtype)  # a one-element out of any shape
     cured.sum(d[:0], version=version, out=empty)
     assert empty.get()[0] == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("version", [9, 3, "cub"])
+def test_device_out_of_bool_is_any_as_numpy(seed, version):
+    """A bool array's sum into a bool device element (dtype=bool, or no dtype= and out's dtype,
+    NumPy's rule): "any", written by the store kernel from the count; initial=True makes it true.
+    The host path's GPU sum into bool too."""
+    cupy = need("cupy")
+    for name, x in bool_inputs(seed).items():
+        d = cupy.asarray(x)
+        want = np.sum(x, dtype=bool)
+        for dtype in (np.bool_, None):
+            out = cupy.full((), not want, dtype=bool)
+            assert cured.sum(d, version=version, dtype=dtype, out=out) is out
+            assert out.get()[()] == want, (name, dtype)
+        cured.sum(d, version=version, dtype=bool, initial=True, out=out)
+        assert out.get()[()]
+        if version != "cub":
+            assert cured._cured.sum(x, version, np.bool_, "gpu") == want, name
 
 
 @pytest.mark.gpu
