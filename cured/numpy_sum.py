@@ -143,8 +143,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     Returns
     -------
     A NumPy scalar for a sum of every element without keepdims (with it too for a 0-d input, as
-    NumPy), else a NumPy array (for device input too), or `out` when given. The same input gives
-    the same bits on every run.
+    NumPy), else a NumPy array (for device input too), or `out` when given. An ndarray subclass's
+    result is wrapped by its __array_wrap__, as NumPy's (ndarray's own keeps the subclass, 0-d for
+    a whole sum); not with timing=True. The same input gives the same bits on every run.
 
     Raises
     ------
@@ -173,7 +174,8 @@ def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, 
     out= along axes; a dtype= that casts each element first;
     initial=None or of another type than int and float; 0-d and byte-swapped arrays, axis=(), axes
     given as NumPy integers and versions other than the default, along axes; an out= of another
-    dtype than the result's; ndarray subclasses; where=; timing=True; and every argument error."""
+    dtype than the result's; ndarray subclasses (whose results NumPy wraps in the subclass);
+    where=; timing=True; and every argument error."""
     refuse_own_sum(a)
     if where is not True and not (isinstance(where, np.bool_) and where):
         raise TypeError("cured.sum: where= is not supported; apply the mask first, numpy.where(mask, a, 0)")
@@ -183,13 +185,31 @@ def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, 
         keepdims = operator.index(keepdims)  # as NumPy: an integer, not a string, a float or None
     if axis is None and not keepdims and initial is _NO_VALUE and (dtype is None or dtype in _FLOAT_ACCS) \
             and not isinstance(out, np.ndarray):
-        if not timing:
-            return _cured.sum(a, version, dtype, device, False, out)
-        start = time.perf_counter()
-        value, stages = _cured.sum(a, version, dtype, device, True, out)
-        total = time.perf_counter() - start
-        return TimedSum(value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total, stages["device"]))
-    return _general_sum(a, axis, dtype, out, bool(keepdims), initial, version, device, timing)
+        if timing:
+            start = time.perf_counter()
+            value, stages = _cured.sum(a, version, dtype, device, True, out)
+            total = time.perf_counter() - start
+            return TimedSum(value, SumTiming(stages["h2d"], stages["reduce"], stages["d2h"], total, stages["device"]))
+        value = _cured.sum(a, version, dtype, device, False, out)
+    else:
+        value = _general_sum(a, axis, dtype, out, bool(keepdims), initial, version, device, timing)
+    if out is None and not timing and isinstance(a, np.ndarray) and type(a) is not np.ndarray:
+        return _wrapped_as(a, value)
+    return value
+
+
+def _wrapped_as(a: np.ndarray, value):
+    """The sum of an ndarray subclass (one without a sum of its own) as numpy.sum returns it: through
+    the subclass's __array_wrap__, given the result as an array, context None (NumPy's for a
+    reduction) and whether a scalar is asked for. ndarray's own keeps the subclass, a 0-d one for a
+    whole sum; memmap's gives a NumPy scalar or array."""
+    scalar = not isinstance(value, np.ndarray)
+    try:
+        return a.__array_wrap__(np.asarray(value), None, scalar)
+    except TypeError:
+        # A subclass written for NumPy 1, whose __array_wrap__ takes (array, context): NumPy 2 calls
+        # it so too, after the same TypeError.
+        return a.__array_wrap__(np.asarray(value), None)
 
 
 def refuse_own_sum(a) -> None:

@@ -141,11 +141,39 @@ def test_arrays_with_a_sum_of_their_own_are_refused(make):
     assert cured.sum(np.asarray(subclass), device="cpu") == np.asarray(subclass).sum()
 
 
-def test_other_ndarray_subclasses_are_summed_as_arrays(tmp_path, seed):
-    x = np.random.default_rng(seed).standard_normal(1000)
+class Tagged(np.ndarray):
+    """A subclass without a sum of its own, whose results keep a tag through __array_finalize__."""
+    def __array_finalize__(self, obj):
+        self.tag = getattr(obj, "tag", "fresh")
+
+
+class OldWrap(np.ndarray):
+    """A subclass written for NumPy 1: __array_wrap__(array, context), no return_scalar."""
+    def __array_wrap__(self, array, context=None):
+        return array.view(OldWrap)
+
+
+@pytest.mark.filterwarnings("ignore:__array_wrap__ must accept context and return_scalar:DeprecationWarning")
+def test_other_ndarray_subclasses_are_summed_as_arrays_and_wrapped_as_numpy_wraps_them(tmp_path, seed):
+    x = np.random.default_rng(seed).standard_normal((40, 25))
     mapped = np.memmap(tmp_path / "x.f8", dtype=np.float64, mode="w+", shape=x.shape)
     mapped[:] = x
-    assert cured.sum(mapped, device="cpu") == cured.sum(x, device="cpu")
+    tagged, tagged_0d = x.view(Tagged), np.asarray(x[0, 0]).view(Tagged)
+    tagged.tag = tagged_0d.tag = "input"
+    calls = [dict(), dict(axis=0), dict(axis=1, keepdims=True), dict(keepdims=True), dict(dtype=np.float32, axis=1),
+             dict(axis=(0, 1)), dict(initial=2.0)]
+    for sub in (mapped, tagged, x.view(OldWrap), tagged_0d):
+        for kwargs in calls if sub.ndim == 2 else [dict(), dict(keepdims=True)]:
+            got, want = cured.sum(sub, device="cpu", **kwargs), np.sum(sub, **kwargs)
+            assert type(got) is type(want), (type(sub).__name__, kwargs)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert np.array_equal(np.asarray(got), cured.sum(x if sub.ndim else x[0, 0], device="cpu", **kwargs))
+            if isinstance(want, Tagged):
+                assert got.tag == want.tag == "input"
+    out = np.empty(25)
+    assert cured.sum(tagged, axis=0, out=out, device="cpu") is out  # out= comes back as itself, unwrapped
+    timed = cured.sum(tagged, device="cpu", timing=True)
+    assert type(timed.value) is np.float64 and timed.value == cured.sum(x, device="cpu")
 
 
 @pytest.mark.parametrize("version, error", [
