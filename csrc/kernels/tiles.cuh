@@ -201,7 +201,7 @@ cudaError_t launch_after_previous(void (*kernel)(Params...), int64_t blocks, int
 // The tiles that n elements fill, ceil(n / t.tile), by a shift: a tile is a power of two
 // (cured_tiles_of: its threads, vectors a thread, elements a vector and steps all are). A 64-bit
 // division there lay on the way to a block's first loads, behind which the whole block waits: V10
-// 0.1 to 0.3 us faster at 2^10 to 2^17 without it (v10_exact.cu's header).
+// 0.1 to 0.3 us faster at 2^10 to 2^17 without it (docs/v10.md).
 __device__ __forceinline__ int64_t tiles_over(int64_t n, const cured_tiles &t) {
     return (n + t.tile - 1) >> (__ffsll((long long)t.tile) - 1);
 }

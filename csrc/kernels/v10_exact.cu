@@ -67,193 +67,20 @@
 // Napkin math: the window is 12 float32 additions an element (float64: 9), against the H200's 128
 // (64) lanes a clock an SM, where V9 reads about 4 elements a clock an SM at full speed.
 //
-// Evidence (device time; H200 probes with scripts/probes/v10_probe.sh, v10_speed.py and
-// v10_grid_ab.py, then results/ at 03:01 UTC on the H200 and 03:10 UTC on the H100, `python -m
-// cured --record`, 2026-11-23):
-//  - The first V10 tested the window and the remainder for each element (two branches an
-//    element, 0.886 warp instructions an element at 2^25, 102 registers). Testing them once a step
-//    and adding level 2's float32 elements whole, without decoding: 0.585 warp instructions an
-//    element, 80 registers (three blocks an SM instead of two), occupancy 36.5% against 24.7%
-//    (0.555 and 36.9% with one wave of blocks). Standard-normal data, V10's bandwidth as a
-//    fraction of V9's, 2^26 / 2^28 / 2^30: float32 0.93 / 0.95 / 0.96 on the H200 (was 0.58 /
-//    0.60 / 0.61; 0.88 at 2^26 with two waves), 0.94 / 0.97 / 0.98 on the H100; float64 0.95 /
-//    0.98 / 0.98 and 0.97 / 1.00 / 1.00 (target 0.9).
-//  - Full exponent range (target 0.75): float32 0.90 / 0.94 / 0.97 on the H200, 0.93 / 0.97 / 0.98
-//    on the H100. It was 0.13 through the warp's state, then 0.71 / 0.74 / 0.75 on the H200 with
-//    16-bit int64 chunks a thread (0.833 warp instructions an element, 21 an element in level 2);
-//    the float64 bins take 7, and 0.347 warp instructions an element at 2^28 (Nsight Compute),
-//    fewer than standard-normal data's 0.518 through the window. Two chunk arrays a thread (two
-//    independent load-add-store chains, in dynamic shared memory) read 0.68 / 0.72 at 2^26 / 2^28,
-//    no faster than one: the chunks were bound by instructions, not by the chains' latency. float64
-//    0.78 / 0.81 / 0.82 on the H200, 0.94 / 0.96 / 0.97 on the H100. float64 through the warp's
-//    state with atomics: 0.16 / 0.16 at 2^26 / 2^28 on the H200, every element in
-//    compare-and-swap loops; through each thread's digits, in the same
-//    process (scripts/probes/v10_digits_ab.py, 2026-11-22): 0.77 / 0.81, and 12.1 -> 9.7 us at
-//    2^10. Their cost on standard-normal data, which never uses them (two blocks an SM instead
-//    of three, and clearing them): 0.967 -> 0.955 of V9 at 2^26, 5.9 -> 6.5 us at 2^10. From
-//    2^17 to 2^25 full-range float64 reads 0.57 to 0.75 of V9 on the H200 (0.41 to 0.71 with two
-//    waves and a last carry of the digits), float32 0.62 to 0.85.
-//  - 2^10 to 2^16 (target 1.5x V9's time): 6.3 to 8.4 us on standard-normal data, 1.23 to 1.50
-//    times V9's time on the H200, 1.22 to 1.52 on the H100 (results/ at 07:55 and 08:03 UTC);
-//    full-range data 1.39 to 2.14. It was 1.42 to 1.88 (1.54 to 2.23): a block's fixed latency,
-//    not its instructions (a variant with 60% fewer, Nsight Compute, took the same time). By phase
-//    (clock64 stamps, scripts/probes/v10_phases; H200, float32 standard normal 2^10, one block,
-//    7089 clocks): clearing 357, the walk of its one step 3569, the window's sums into the state
-//    1134 (add_bins, then 64-bit shared atomics: compare-and-swap loops), finding the limbs 352,
-//    thread 0's rounding 1531; two blocks added 3700 (the workspace and the ticket 2430, reading
-//    it back 1266). Three cuts, each an A/B in one process on the H200: add_bins' plain adds into
-//    a warp state a bin (1134 -> 620 clocks); the clearing after the first step's loads are
-//    issued (float32 2^10 7.04 -> 6.66 us with the first, float64 6.88 -> 6.59); 2 to 8 tiles as
-//    one cluster (kClusterBlocks: the ticket's 3700 clocks -> 1500 to 1800 for the cluster
-//    barriers; float32 2^14 8.64 -> 7.30 us, 2^16 8.93 -> 7.62, float64 2^13 8.74 -> 7.46).
-//    The cost: full-range float64 at 2^26 and 2^27 runs 1.3 to 2.1% slower (167.7 against 164.7
-//    us), 0.74 of V9 at 2^26 on the H200 (target 0.75). Adding the window's sums in each limb's
-//    thread instead (no atomics, no barrier) was tried first and was 1 us slower: thread 0 then
-//    stalled 2600 clocks after the barrier (docs/development.md).
-//  - Since 2026-11-24 a float64 block of 4 tiles or more clears its digits before its first loads
-//    (ClearFirst, kClearFirstTiles), a kernel of its own: full-range float64 on the H200, in turns
-//    with the kernel before (scripts/probes/v10_phases), 23.2 -> 22.8 us at 2^22, 53.3 -> 52.0 at
-//    2^24, 92.9 -> 90.2 at 2^25, 168.0 -> 162.4 at 2^26 (0.76 of V9); standard-normal float64 0.5%
-//    faster to 1.5% slower; below 4 tiles a block, and float32 and float16, the kernel as before.
-//  - Since 2026-11-26 those blocks add their float64 digits into the warps' states six digits of a
-//    warp side by side (thread_digits::add_to), where one digit after another waited on five
-//    shuffles each. Full-range float64 on the H200 (scripts/probes/v10_phases, subjects in turns in
-//    alternating order; the kernel before and a copy of it, this one and a copy of it): 52.2 / 52.4
-//    -> 51.7 / 51.7 us at 2^24, 90.9 / 91.0 -> 88.2 / 88.1 at 2^25, 166.9 / 165.9 -> 164.4 / 164.0
-//    at 2^26 (0.76 of V9), 642.5 / 640.6 -> 628.3 / 628.1 at 2^28 (0.76). The few-tiles kernel's
-//    code is as before (its SASS differs only in register names).
-//  - Since 2026-11-26 (H200, scripts/probes/v10_phases, in turns with the kernel before and with a
-//    copy of this one; device time): warp sums of integers are redux.sync reductions (warp_sum),
-//    where five rounds of 64-bit shuffles each waited on the one before; a step that holds the
-//    input's end skips its padding's zeros in level 2 (float32's 28 of 32 elements a thread at
-//    2^10 went each through a shared-memory read-modify-write); and a block of a few tiles adds its
-//    window's last sums in its walk (thread_window::flush_limbs), with no barrier and no block
-//    threads' add_bins. Standard-normal data at 2^10 to 2^17: 0.1 to 0.45 us faster (float32 2^10
-//    7.04 -> 6.75, float64 2^11 6.91 -> 6.58); full-range float32 0.3 to 0.65 us (2^10 7.78 ->
-//    7.15), full-range float64 0.2 to 0.4 (2^10 9.54 -> 9.23); from 2^20, full-range float64 at
-//    2^28 597.0 -> 583.1 us, the rest within 1.7% either way. Full-range float64 at 2^10 still
-//    spends about 3000 clocks adding the threads' digits (add_to, after the steps' 2900; standard
-//    normal: 750 after 1150): its 11264 values are bound by the instructions that split and add
-//    them (Nsight Compute: 7383 of the kernel's 14835 warp instructions), so four threads a digit
-//    instead of a warp took the same 3030 clocks (tried, not kept).
-//  - Since 2026-11-26 a cluster's blocks write their states into rows of their own in the first
-//    block's shared memory, where they wrote into its warp_limbs once every block was done with
-//    them: one full cluster barrier less (each block arrives at its first phase as it starts, and
-//    waits on it, long complete, before its remote stores). H100, scripts/probes/v10_phases, in
-//    turns in alternating order with the kernel before and a copy of it (device time, this / its
-//    copy against the kernel before / its copy): standard-normal float32 2^14 7.84 / 8.00 against
-//    8.38 / 8.16 us, 2^16 7.97 / 8.06 against 8.48 / 8.29; float64 2^14 8.00 / 8.06 against 8.45 /
-//    8.19; full-range float32 2^16 8.83 / 8.93 against 9.34 / 9.12, float64 2^14 10.24 / 10.34
-//    against 10.56 / 10.40; one block (2^10 to 2^13) and 2^20 to 2^28 within the copies' spread.
-//    On an H200 it cost the ClearFirst kernel, which never forms a cluster, 4 to 5% (in turns:
-//    full-range float64 2^26 168.4 against 162.3 us, 2^28 646.5 against 615.6): Nsight Compute at
-//    locked clocks counted the same instructions in 6% more cycles (dispatch and math-pipe stalls
-//    up), ptxas having scheduled the unchanged loop otherwise; putting back its own block_limbs, or
-//    the run-time cluster test, one at a time, did not bring it back. The decode below more than
-//    makes up for it.
-//  - Since 2026-11-26 float64 launches of at most a wave of tiles (396 on an H100 or H200: up to
-//    2^20 elements in one launch) take each warp's 16-bit digits (warp_words) where they took each
-//    thread's 48-bit ones, which a block cleared (90 KiB) and then added up (11264 values, about
-//    3000 clocks at 2^10). H100, scripts/probes/v10_phases, in turns as above (device time, this /
-//    its copy against the kernel before / its copy): full-range float64 2^10 8.32 / 8.38 against
-//    9.89 / 9.73 us, 2^13 9.22 / 9.09 against 10.27 / 10.27, 2^16 10.27 / 10.24 against 11.65 /
-//    11.17, 2^20 13.98 / 14.11 against 15.97 / 15.52; standard-normal float64 0.1 to 0.25 us faster
-//    at 2^10 to 2^12 (less to clear), the same beyond; 2^21 up and float32 unchanged.
-//  - Since 2026-11-26 float64's decode takes 30 instructions an element in the digits' loop where
-//    it took 35 (SASS): the implicit bit set in the high word alone (parts_of), place / 48 as a
-//    multiply and a shift without the compiler's mask, and each thread's digit column taken once,
-//    so that an element's address is one multiply-add (thread_digits::add_finite). Blocks of many
-//    tiles are bound by their instructions on an H200 (Nsight Compute, 2^26: 62% issue active,
-//    dispatch and math-pipe stalls). H200, scripts/probes/v10_phases, in turns (device time, this
-//    / its copy against the kernel before; 86147a7's, before the cluster change, in brackets):
-//    full-range float64 2^22 21.2 / 21.5 against 22.9 (22.7) us, 2^26 156.3 / 155.5 against 169.3
-//    (162.3), 2^28 594.1 / 593.5 against 655.8 (617.1): 0.80 of V9 from 2^26 (0.74 before); 2^16
-//    and 2^20 (the warps' words) within 0.2 us; standard-normal data and float32 unchanged. On an
-//    H100, where these lengths wait on memory, in turns against the kernel before (2026-11-26 08:41
-//    UTC): full-range float64 2^22 23.7 against 25.0 us, 2^26 188.9 against 190.5, 2^28 713.1
-//    against 719.0; every other row within 0.4%.
-//  - Since 2026-11-26 a block of at most 2^14 float32 (or float16) elements, a tile, sums its
-//    threads' exponent bins in float64 across the block before it makes integers of them
-//    (thread_bins::flush_block): about 60 instructions a warp where each warp's carry through
-//    16-bit chunks took 500 (Nsight Compute, H100: a sixth of a full-range float32 2^10 sum's
-//    samples). H100, scripts/probes/v10_phases, two runs in turns with the kernel before (device
-//    time: this and its copy, then this, against the kernel before in each run): full-range float32
-//    2^10 7.87 / 7.84, 7.81 against 8.03, 8.16 us; 2^12 7.65 / 7.58, 7.52 against 7.74, 7.84; 2^14
-//    8.54 / 8.51, 8.48 against 8.67, 8.70; 2^17 9.50 / 9.44, 9.41 against 9.70, 9.76. The walk's end
-//    after its steps took 1422 clocks at 2^10 (1595 before, on another H100). Standard-normal data
-//    (which never uses the bins), float64 and lengths from 2^20 within the copies' spread. Not kept:
-//    the step that holds the input's end walking only those of its threads' vectors that hold input
-//    (float32 2^10: 4 elements a thread, not 32), for the window too: no faster at 2^10 to 2^17, and
-//    the window's second copy in the loop cost standard-normal float32 2% to 14% from 2^20 (11.97
-//    against 10.24 us at 2^20, 97.95 against 95.94 at 2^26); for level 2 alone, within the spread.
-//    Nor a butterfly of warp shuffles in place of the chunks (exact for any flush, the bins cut in
-//    two): 31 double shuffles a warp, all warps at once; the walk's end took 1882 clocks.
-//  - Since 2026-11-26 a warp whose step sends one lane to level 2 at once sends all its lanes there,
-//    where level 2 is float32's exponent bins or float64's words (launches of at most a wave): at
-//    2^10, 4 elements a lane, most warps ran the window for their few lanes below 2^kTop, and most
-//    of those lanes found a remainder and took level 2 as well. H100, scripts/probes/v10_phases,
-//    two runs in turns with the kernel before (device time, this / its copy against the kernel
-//    before): full-range float32 2^10 7.55 / 7.49 and 7.36 / 7.30 against 7.94 and 7.78 us (the
-//    steps 1875 to 1916 clocks, 2720 before); full-range float64 2^10 7.49 / 7.17 against 7.68
-//    (steps 1968 clocks, 2301 before), 2^11 and 2^12 7.71 / 7.39 and 7.84 / 7.49 against 7.55 and
-//    7.65; from 2^11 (float32) and 2^13 (float64), standard-normal data and from 2^20, within the
-//    copies' spread: there a lane's elements fit the window together almost never, or always.
-//  - Since 2026-11-26 warp 0 carries and rounds the block's state (exact_round.cuh), where the
-//    limbs' threads found the non-zero limbs with shared atomics (a barrier, 340 to 390 clocks at
-//    2^10) and thread 0 carried them one after another and rounded from their words (1450 to 1660
-//    clocks; full-range float64, whose state spans all 68 limbs, 2250 to 2400). The carries are two
-//    passes of carry lookahead, each a few ballots and one 128-bit addition of their masks, however
-//    far a carry runs, and the rounding reads three words that shuffles bring. H100,
-//    scripts/probes/v10_phases, in turns with the kernel before (device time, this / its copy
-//    against the kernel before): standard-normal float32 2^10 6.66 / 6.59 against 7.07 us, 2^14
-//    7.68 / 7.65 against 8.03, 2^17 8.70 / 8.67 against 9.15; full-range float32 2^10 7.23 / 7.20
-//    against 7.58, 2^16 8.48 / 8.45 against 8.80; full-range float64 2^10 7.01 / 6.91 against 7.90,
-//    2^12 7.30 / 7.33 against 8.16, 2^17 9.66 / 9.60 against 10.37; from 2^20 the same or up to
-//    0.6 us faster (full-range float64 2^20 13.50 / 13.31 against 13.92, 2^28 711.6 / 711.0 against
-//    711.9). Its sums equalled the kernel before's on every input there.
-//  - Since 2026-11-26 a cluster's other blocks store their states into the first block's shared
-//    memory with st.async, counted by an mbarrier there, and arrive at the cluster's barrier
-//    without release: the first block waits for that barrier, then for the bytes. Before, plain
-//    remote stores and an arrival with release, whose fence waited for the stores to be
-//    acknowledged, and the cluster's barrier: the cluster's part took about 1500 clocks at 2 to 8
-//    blocks, 570 to 700 with st.async and the bytes' barrier alone. H100,
-//    scripts/probes/v10_phases, in turns with the kernel before and a copy of it (device time,
-//    15:40 UTC, this against the kernel before / its copy): standard-normal float32 2^14 7.26
-//    against 7.71 / 7.62 us, 2^16 7.52 against 8.03 / 7.84; full-range float32 2^14 7.94 against
-//    8.38 / 8.29 (1.44 times V9's 5.50), 2^16 8.16 against 8.64 / 8.48; standard-normal float64
-//    2^13 7.17 against 7.52 / 7.46; full-range float64 2^13 8.16 against 8.45 / 8.42 (1.45 times
-//    V9's 5.63), 2^15 8.35 against 8.70 / 8.61; one block (2^13 and below) within the copies'
-//    spread; float64 2^16 (16 blocks, no cluster, the same kernel) 0.03 to 0.26 us above it
-//    (standard normal 8.70 against 8.67 / 8.48, full range 9.89 against 9.79 / 9.63), not yet taken
-//    apart. Tried in the same runs: the first block waiting on the bytes alone, 0.03 to 0.13 us
-//    faster still, on which racecheck did not finish (kernel, below); plain remote stores, each
-//    thread then arriving at the first block's mbarrier with release, 0.05 to 0.3 us slower than
-//    the kernel before; the same stores, the block's barrier and one such arrival, as the kernel
-//    before (within 0.15 us).
-//  - Since 2026-11-26 a block counts its launch's tiles with a shift (cured::tiles_over) where a
-//    64-bit division (a subroutine call, MUFU and a dozen dependent instructions) lay between the
-//    kernel's parameters and the first loads; and warp 0 rounds a float32 or float16 sum through
-//    limbs 28 to 59 alone, one slot a lane (exact_round.cuh: a ballot a mask and 32-bit masks
-//    where the whole state takes three and 128-bit ones), the rounding 1150 clocks where it took
-//    1350 (950 against 1185 run again warm). H100, scripts/probes/v10_phases, two runs in turns
-//    (16:54 UTC, device time; the kernel before and a copy of it, the window alone and a copy of
-//    it, both changes): full-range float32 2^10 7.26 / 7.23, 7.01 / 6.98, 6.88 us (second run
-//    7.39 / 7.39, 7.17 / 7.17, 7.04), 2^13 7.23 / 7.23, 7.07 / 7.07, 6.94, 2^16 8.03 / 8.00, 7.81
-//    / 7.84, 7.71; standard-normal float32 2^10 6.34 / 6.27, 6.27 / 6.08, 5.98; float64, which the
-//    window does not reach, 0.15 to 0.3 us faster with the shift (full range 2^12 7.36 / 7.39 and
-//    7.33 / 7.26 against 7.17; standard normal 2^10 6.08 / 6.05 against 5.76); 2^20 and 2^26
-//    within 0.25 us either way.
-//  - Since 2026-11-26 a block alone (a launch of one block) has warp 0 add its warps' states as it
-//    reads each limb, where threads 0 to 67 added them into the block's row behind a barrier
-//    (about 200 clocks). H100, scripts/probes/v10_phases, two runs in turns (17:20 UTC, device
-//    time; this / a copy of it against three copies of the kernel before): full-range float32 2^10
-//    6.91 / 6.91 against 7.07 / 7.10 / 7.01 us (second run 6.82 / 6.78 against 6.98 / 6.94 /
-//    6.85), 2^12 6.98 / 6.91 against 7.10 / 7.14 / 7.07; float64, whose lanes read 24 limbs each,
-//    0.03 to 0.1 us (full range 2^12 7.33 / 7.33 against 7.39 / 7.39 / 7.33); from 2^16 (no block
-//    alone) and at 2^20 and 2^26 the same or faster. Part of that is the probe's order: in a later
-//    run (17:55 UTC) two copies of one kernel read 0.03 to 0.19 us apart, the one in the base's
-//    slot the slower, so the change is worth 0.03 to 0.15 us, the figures against the third copy
-//    (var2's slot) the fairest.
+// Evidence (device time; the current figures against the targets are README's "Exact sums", from
+// results/, records of 2026-11-26): from 2^26 V10 reads 0.94 to 1.00 of V9's bandwidth on
+// standard-normal data and 0.83 to 0.98 on data whose exponents span the dtype's whole range (the
+// H200's float64 the lowest: bound by its instructions there, 30 an element in the digits' loop),
+// where the first V10, which tested the window and the remainder for each element, read 0.58 to
+// 0.61 on standard-normal float32 and 0.13 on full-range data through the warp's state (H200). Nsight Compute at 2^25 float32: 0.553 warp instructions
+// an element against V9's 0.133, occupancy 36.6% (H200). From 2^10 to 2^16 a block's fixed
+// latency decides, not its bandwidth: 1.06 to 1.55 times V9's time (5.2 to 8.9 us); clock64 stamps
+// at full-range float32 2^10 (H100, scripts/probes/v10_phases) put 1380 of the block's 5790 clocks
+// before its first step, 1800 in the step, 1440 in the walk's end, 110 to warp 0's start and 1060
+// in its reading, carries and rounding. Each design choice above came with an A/B run in turns against the kernel before, on
+// one GPU in one process; those runs, what each change bought and what was tried and not kept are
+// in docs/v10.md, "How the kernel came to be", in the order the changes were made.
+
 #include <climits>
 
 #include <cuda/atomic>
@@ -336,7 +163,7 @@ using cured::warp_sum;
 // conversion to float64, a shared load, an add and a store: 7 instructions with the address, no
 // branch (the 16-bit int64 chunks that this replaced took 21, the significand signed and shifted
 // into place, and read 0.71 to 0.75 of V9 on the H200; two arrays of them, two independent
-// load-add-store chains, were no faster: the header's evidence). [bin][thread],
+// load-add-store chains, were no faster: docs/v10.md). [bin][thread],
 // so that a warp's 32 threads hit 32 different banks. float64 elements reach 66 limbs: each
 // thread's own state of them (thread_digits, below) needs dynamic shared memory; without it they
 // take the warp's state, with atomics. (Four copies of that a warp, by lane, measured no faster: 166
@@ -353,7 +180,7 @@ template <class In> constexpr bool kThreadOwnBins = std::is_same_v<In, float> ||
 // 924, limb 28; the smallest subnormal is bit 925), up to below 2^128 x 2^64 elements (bit 1266,
 // limb 39) and the two limbs above a value's that its pieces reach. Warp 0 rounds such a state
 // through one slot a lane from limb 28 (exact_round.cuh), each pass one ballot a mask and 32-bit
-// masks, where the whole state takes three and 128-bit ones (the header has the gain).
+// masks, where the whole state takes three and 128-bit ones (docs/v10.md has the gain).
 constexpr int kNarrowFirstLimb = kUnitBit / 32;
 static_assert(kNarrowFirstLimb == 28 && unit_bit<window<float>>(window<float>::kBins - 1) >= 32 * kNarrowFirstLimb &&
                   unit_bit<window<__half>>(window<__half>::kBins - 1) >= 32 * kNarrowFirstLimb,
@@ -404,7 +231,7 @@ struct thread_bins : cured::float32_bins<kThreads> {
     // 2w + 1, a half-warp each: a lane sums 16 threads' values, the half's 16 lanes their sums, and
     // lane 0 adds both bins, their units cut into 32-bit pieces, into four limbs of warp w's state.
     // About 60 instructions a warp where flush takes 500, most of them one chain through the carries
-    // (Nsight Compute, full-range float32 2^10 and 2^13, H100, 2026-11-26); the header has the gain.
+    // (Nsight Compute, full-range float32 2^10 and 2^13, H100, 2026-11-26); docs/v10.md has the gain.
     // All threads call it, after a barrier that follows their last additions; another must follow
     // before the warps' states are read.
     static constexpr int64_t kBlockElements = int64_t(1) << 14;
@@ -516,7 +343,7 @@ struct thread_digits {
     // warp's (kDigitsPerWarp) in blocks of many tiles (ClearFirst), one in blocks of a few, where
     // the unrolled code, run once on each SM, read 0.2 to 0.3 us slower at 2^10 to 2^17 with
     // shuffles, and 0.1 to 0.9 us slower at 2^10 to 2^22 with redux.sync (full-range float64, H200,
-    // 2026-11-26, scripts/probes/v10_phases); the header has the gain.
+    // 2026-11-26, scripts/probes/v10_phases); docs/v10.md has the gain.
     static constexpr int kDigitsPerWarp = (kDigits + kWarps - 1) / kWarps;
     template <int SideBySide>
     __device__ __forceinline__ void add_to(unsigned long long (*warp_limbs)[kLimbs], unsigned warp, unsigned lane) const {
@@ -996,7 +823,7 @@ __global__ void __launch_bounds__(kThreads, Digits ? 2 : 3)
         // and rounds, as a block alone does. The cluster's barrier orders nothing here (the
         // bytes' barrier does), but without it compute-sanitizer's racecheck did not finish a
         // launch at 2^14 in 100 s (a few seconds with it) while the first block spun on the
-        // bytes' barrier; that variant read 0.03 to 0.13 us faster (header).
+        // bytes' barrier; that variant read 0.03 to 0.13 us faster (docs/v10.md).
         const unsigned rank = cluster_rank();
         if (rank != 0) {
             cluster_wait();  // the first block has started, its barrier set
