@@ -1,0 +1,62 @@
+/* interop_internal.h: what interop.c (the protocols, and finding, locating and importing a device
+ * array) shares with interop_libraries.c (PyTorch's tensors, CuPy's arrays, Numba's device arrays
+ * and JAX's arrays, read from their own attributes): the interned names, attribute lookups that
+ * use them, and the readers. Not for the rest of the extension: interop.h is. */
+#ifndef CURED_INTEROP_INTERNAL_H
+#define CURED_INTEROP_INTERNAL_H
+
+#include "interop.h"
+
+/* The most dimensions a protocol's array may have: NumPy's limit (NPY_MAXDIMS). Size-1 and mergeable
+ * dimensions are then dropped, down to CURED_MAX_DIMS at most. */
+#define MAX_PROTOCOL_DIMS 64
+
+/* The names the protocols and the libraries' readers look up, interned once (device_array_init). */
+enum {
+    NAME_CAI, NAME_DLPACK, NAME_DLPACK_DEVICE, /* attributes */
+    NAME_VERSION, NAME_TYPESTR, NAME_SHAPE, NAME_STRIDES, NAME_DATA, NAME_MASK, NAME_STREAM, /* interface keys */
+    NAME_TORCH, NAME_IS_CUDA, NAME_REQUIRES_GRAD, NAME_LAYOUT, NAME_DTYPE, NAME_GET_DEVICE, NAME_DATA_PTR, /* PyTorch */
+    NAME_STRIDE,
+    NAME_CUPY, NAME_C_CONTIGUOUS, NAME_SIZE, NAME_PTR, NAME_DEVICE_ID, NAME_CAI_EXPORT_VERSION, /* CuPy */
+    NAME_JAX, NAME_IS_READY, /* JAX */
+    NAME_NUMBA_ARRAYS, NAME_GPU_DATA, NAME_DEVICE_POINTER, NAME_DEVICE_CTYPES_POINTER, NAME_VALUE, /* Numba */
+    NAMES
+};
+extern PyObject *interop_names[NAMES];
+
+/* obj.<interop_names[name]> into *value (a new reference): 1; 0 (*value NULL) when obj has no such
+ * attribute, without raising AttributeError; -1 with an exception set when looking it up failed
+ * otherwise. */
+static inline int optional_attr(PyObject *obj, int name, PyObject **value) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_GetOptionalAttr(obj, interop_names[name], value);
+#else
+    return _PyObject_LookupAttr(obj, interop_names[name], value);
+#endif
+}
+
+/* obj.<interop_names[name]>, a new reference, or NULL with an exception set. */
+static inline PyObject *attr(PyObject *obj, int name) { return PyObject_GetAttr(obj, interop_names[name]); }
+
+/* obj.<interop_names[name]>(), a new reference, or NULL with an exception set. */
+static inline PyObject *method(PyObject *obj, int name) { return PyObject_CallMethodNoArgs(obj, interop_names[name]); }
+
+/* Reads a tuple of ints into out[ndim]. Returns its length, or -1 with an exception set. */
+int interop_int_tuple(PyObject *tuple, const char *what, int64_t *out, int max);
+
+/* Sets array->n and array->layout from a shape and byte strides (NULL: C-contiguous), dropping
+ * dimensions of extent 1 and merging a dimension into the one outside it where the outer stride is
+ * the inner extent times the inner stride. Returns 0, or -1 with ValueError set. */
+int interop_set_layout(device_array *array, int ndim, const int64_t *shape, const int64_t *strides, int64_t item);
+
+/* A PyTorch tensor, a CuPy array or a Numba device array into *array from its library's own
+ * attributes: 1; 0 when obj is another object or one left to the protocols; -1 with an exception
+ * set. */
+int read_torch(PyObject *obj, device_array *array);
+int read_cupy(PyObject *obj, device_array *array);
+int read_numba(PyObject *obj, device_array *array);
+
+/* Whether obj is a JAX array whose computation has finished: 1, 0, or -1 with an exception set. */
+int jax_array_ready(PyObject *obj);
+
+#endif
