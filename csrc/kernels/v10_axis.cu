@@ -44,144 +44,18 @@
 // six float64 additions an element (the sum and TwoSum's error; float64, twelve), no memory but the
 // row's: its 2^24 rows of 16 float32 read at 0.95 of V9's bandwidth.
 //
-// Evidence (device time of the whole call, copies included, scripts/probes/v10_axis_speed.py; V9's
-// axis kernels on the same arrays in the same calls):
-//  - Until 2026-11-26 every element went into the warp's state with add_term's 64-bit shared
-//    atomic adds, which sm_90 runs as compare-and-swap loops: 87 to 131 GB/s on the probe's shapes
-//    (H200, 2026-11-23), where V9 read 1389 to 3693; 11 GB/s on 2^24 rows of 16 float32, where
-//    the rows' fixed cost rules. The warp's carries and rounding (exact_round.cuh) then replaced
-//    lane 0's carry loop and its rounding: 2^24 rows of 16 float32 92.6 -> 83.7 / 83.4 ms (H100,
-//    2026-11-26 14:16 UTC), the other shapes the same or up to 3% faster.
-//  - The bins and the words (H100, 2026-11-26 19:27 UTC; this kernel built, then the one before,
-//    then this one again, on one machine): standard-normal data, (4096, 4096) float64 along 1
-//    336 / 338 GB/s against 135, along 0 219 / 237 against 115; (16, 2^24) float32 along 1 674 /
-//    723 against 104; (2^14, 2^14) float32 along 0 241 / 257 against 82; (512, 512, 512) float64
-//    along (0, 2) 277 / 286 against 132. Data over the whole exponent range: 994 / 1021 against
-//    558, 230 / 406 against 329 (V9 read 260 in the call of the first), 686 / 673 against 355, 255
-//    / 240 against 186, 705 / 715 against 463. 2^24 rows of 16 float32 within the runs' spread:
-//    11.8 / 13.6 against 11.1 GB/s (standard normal), 11.7 / 13.0 against 13.8 (full range). The
-//    same run with every float32 segment in the bins (19:23 UTC) read 12.5 / 11.8 against 14.5 on
-//    full-range rows of 16, whose bins' flush took more than their elements: hence kBinsFrom. Where
-//    the lanes' elements share binades the words' atomic adds run one lane at a time, as the
-//    compare-and-swap loops did, but each in one instruction: float64 gains 1.9 to 2.5 times,
-//    float32 in the bins 2.9 to 7.0 times.
-//  - The window, and each lane's loads of 32 bytes issued before it adds (H100, 2026-11-26 20:35
-//    UTC; this kernel built, then the one before, a variant, this one again, on one machine):
-//    standard-normal data, (4096, 4096) float64 along 1 1443 / 1354 GB/s against 297, along 0 499 /
-//    493 against 224; (16, 2^24) float32 along 1 1086 / 1083 against 725; (2^14, 2^14) float32
-//    along 0 290 / 285 against 252 (3.7 ms, of which the rows would take 1 at (16, 2^24)'s speed:
-//    the rest is the copy of its columns into rows, gather.cu); (512, 512, 512) float64 along (0,
-//    2) 716 / 743 against 281; (2^20, 256) float32 along 1 258 / 226 against 169. Over the whole
-//    exponent range, where most elements miss the window: 1287 / 1128 against 1034, 476 / 474
-//    against 399, 896 / 833 against 714, 275 / 276 against 253, 666 / 704 against 717, 212 / 245
-//    against 243. 2^24 rows of 16 float32 within the runs' spread (11.5 to 13.9 against 12.5 and
-//    14.3). The variant, loading the next 32 bytes a lane while it added these (registers for
-//    both), was no faster: 1295, 483, 1114, 292, 738 and 243 GB/s on standard-normal data.
-//  - Since 2026-11-26 21:02 UTC a float16 or float32 output is written as float32
-//    (cured_exact_rows_acc), where every output was a float64 that the host then cast, and a
-//    float32 result reaches Python without a copy. H100, 21:02 UTC
-//    (scripts/probes/v10_axis_speed.py; this tree, the tree before built beside it, this again):
-//    2^24 rows of 16 float32 54.2 / 62.8 ms against 79.2; the other shapes within the runs' spread,
-//    but (2^20, 256) float32 along 1, 5.9 / 5.8 against 3.9 ms, for astype still copied the float32
-//    results then. On another H100 (21:12 UTC, that code, scripts/probes/v10_axis_outputs.py): the
-//    kernel alone, into a device out=, 1.41 ms with float32 and 1.40 with float64 outputs, and the
-//    call 3.2 to 6.3 ms with the copy; without it (21:15 UTC, the same machine) 2.19 ms (float64
-//    outputs 2.87, V9 1.39), and 42.4 ms at 2^24 rows of 16 (float64 outputs 64.8; the kernel alone
-//    19.5).
-//  - Since 2026-11-26 22:12 UTC short rows go to threads first (thread_row). H100, 22:07 to 22:12 UTC,
-//    scripts/probes/v10_short_rows.py (each into a device out=, the kernels alone; this kernel built,
-//    then the one before, then this one again, on one machine; V9 on the same arrays in brackets),
-//    standard-normal data: 2^24 rows of 16 float32 0.414 / 0.408 ms against 19.52 (V9 0.39), 2^22
-//    rows of 64 0.515 / 0.508 against 4.97 (0.38), 2^20 rows of 256 0.550 / 0.539 against 1.371
-//    (0.37), of 250 (loaded an element at a time) 0.667 / 0.662 against 1.375 (0.61), 2^26 rows of 3
-//    0.587 / 0.583 against 77.6 (0.37); float64 2^23 rows of 16 0.456 / 0.448 against 8.60 (0.40),
-//    2^20 rows of 128 0.550 / 0.542 against 1.188 (0.37); float16 2^24 rows of 16 0.339 / 0.334
-//    against 23.66 (0.28). Rows of 257 (the warps alone) 1.52 / 1.51 against 1.51. Over the whole
-//    exponent range, where a row's sum soon loses bits and the warp takes it: 2^20 rows of 256 and
-//    250 float32 1.87 / 1.87 against 1.81 / 1.82 ms (3% for the threads' first look), float64 2^20
-//    rows of 128 1.42 / 1.42 against 1.39; 2^26 rows of 3 68.6 against 72.6; the rest within 1%.
-//    Tried on the way (the same probe, H100, 21:43 to 22:06 UTC): the threads' pass in the warps'
-//    kernel itself, not an instantiation of its own, took its float32 kernel from 63 registers to 79
-//    and the warps' rows 5 to 12% slower on v10_axis_speed.py's shapes (the window's: (4096, 4096)
-//    float64 along 1 1158 GB/s against 1313); a kernel of the threads' own (32 registers, 64 warps
-//    an SM), leaving the rows it could not sum to a second launch by a bit a row, read 0.50, 0.78
-//    and 0.80 ms at 2^24 rows of 16, 2^22 of 64 and 2^20 of 256 float32, with batches of 32 bytes a
-//    lane and of 64 alike (ptxas issued its lanes' loads 32 bytes at a time).
-//  - Since 2026-11-27 rows of 257 to 8192 elements go to 2 to 32 lanes a row first, their sums merged
-//    by TwoSum (thread_row::merge), and rows of fewer go to more lanes where the rows alone would
-//    leave warps idle. H100, 00:24 to 00:26 UTC, the same probe (the kernel before, then this one
-//    twice; V9 in brackets), standard-normal data: 2^20 rows of 257 float32 1.525 ms against 0.573 /
-//    0.546 (0.62); 2^18 rows of 1000 float32 0.613 against 0.451 / 0.438 (0.36), float16 0.723
-//    against 0.292 / 0.270 (0.20), float64 0.785 against 0.790 / 0.764 (0.70); 2^15 rows of 8192
-//    float32 0.433 against 0.410 / 0.403 (0.36); (4096, 4096) float32 0.057 against 0.054 / 0.045
-//    (0.047), float64 0.079 against 0.080 / 0.071 (0.073); the rows a lane takes alone as before,
-//    within 4%. Over the whole exponent range the lanes' first look costs 3 to 5% (2^18 rows of 1000
-//    float32 0.992 against 1.044 / 1.044, 2^20 of 257 1.98 against 2.04). The first version (00:20
-//    UTC) took a row's lanes from the row's length alone, in one instantiation for every count of
-//    lanes: (4096, 4096) over the whole range then ran 34% slower (16 lanes a row, two rows a warp,
-//    the warps' exact sums of half as many rows at once), and the rows a lane takes alone up to 15%
-//    (float16 89 registers against 80, and the lanes' index arithmetic).
-//  - Since 2026-11-27 01:10 UTC a block adds a row's segment states (exact_row_combine), its warps
-//    taking segments 8 apart, 8 segments' loads in flight a warp, where a warp added one segment
-//    after another. H100, 01:09 to 01:10 UTC, scripts/probes/v10_axis_speed.py (device time with
-//    the call's copies; this kernel, then the one before, one run each; V9 in brackets):
-//    standard-normal (16, 2^24) float32 along 1 0.57 ms (1886 GB/s) against 0.98 (1097; V9 2759 and
-//    2851), float16 0.62 ms (859 GB/s) against 1.04 (517; V9 2252 and 2404): the 16 rows' 2048
-//    segments each had taken half the call, whatever the dtype. The other shapes, of one or two
-//    segments a row or bound by their copies, within the runs' spread.
-//  - Since 2026-11-27 04:37 UTC float32 rows a lane takes alone (2^20 rows or more, of up to 64
-//    elements) that lost bits in float64 are summed again by their lane as an expansion of 12
-//    float64 terms (lane_expansion), where each went to a warp's exact state. H100, 04:36 to 04:39
-//    UTC, scripts/probes/v10_short_rows.py (the kernel before, this one, then both again; device time
-//    into a device out=, V9 0.37 to 0.43 ms on each), data over the whole exponent range: 2^24 rows
-//    of 16 float32 19.99 / 19.97 ms -> 2.20 / 2.18; 2^26 rows of 3 68.27 / 68.26 -> 3.15 / 3.06; 2^22
-//    rows of 64 5.68 / 5.69 -> 3.40 / 3.31 (3 in 10 still go to the warps); the other shapes and
-//    standard-normal data within the runs' spread (2^26 rows of 3 0.60 / 0.60 against 0.62 / 0.60).
-//    scripts/probes/v10_expansion.py, the same kernel with float64 results (no expansion) against
-//    float32 ones: 2^24 rows of 8 18.91 -> 1.26 ms, 2^23 rows of 32 10.44 -> 2.41. The kernel keeps
-//    64 registers (__launch_bounds__ below); the other instantiations' sm_90 SASS is unchanged
-//    (cuobjdump). Tried: expansions for rows of several lanes, merged over the warp's shuffles,
-//    were slower than the warps there ((2^16, 16), 16 lanes a row, 0.47 ms against 0.11); sharing
-//    thread_row's loop (a lambda over either sum) changed every first-pass instantiation's code and
-//    made 2^20 rows of 257 float32 4 to 11% slower.
-//  - Since 2026-11-27 06:15 UTC float32 and float64 rows a lane takes alone that lost bits, into a
-//    float64 result, are rounded by their lane (lane_sum_to_float64 then), where each went to a warp's
-//    exact state. H100, 06:08 UTC, scripts/probes/v10_expansion.py (device time into a device
-//    out=; the kernel before, this one, then both again; V9 0.37 to 0.43 ms on each), data over the
-//    whole exponent range: float64 2^25 rows of 3 30.7 / 30.7 ms -> 1.64 / 1.65, 2^24 rows of 8 15.9 /
-//    16.0 -> 1.51 / 1.53, 2^23 rows of 16 8.52 / 8.58 -> 1.30 / 1.25, 2^21 rows of 64 2.44 / 2.48 ->
-//    1.24 / 1.18; float32 into float64 2^26 rows of 3 68.2 / 68.1 -> 3.26 / 3.30, 2^24 rows of 16
-//    20.0 / 19.8 -> 2.55 / 2.56, 2^22 rows of 64 5.69 / 5.60 -> 2.08 / 2.08; rows of 128 (the warps
-//    alone) and float32 results within 4%. Standard-normal float64 rows, which never reach it, took
-//    the same time: 2^23 rows of 16 0.480 / 0.452 / 0.478 ms before, 0.456 / 0.452 / 0.454 after
-//    (06:13 to 06:14 UTC, scripts/probes/v10_short_rows.py float64, in turns); a variant with the
-//    function not inlined read 0.503 / 0.453 / 0.451, one without __launch_bounds__' 4 blocks (70
-//    registers, three blocks an SM) 0.464 / 0.479 / 0.456 and full-range ones 1.33 / 1.35 / 1.30 ms
-//    against 1.24 / 1.24 / 1.30. The float32 results' kernel has the same instructions, its
-//    registers renamed in places (cuobjdump).
-//  - Since 2026-11-27 07:30 UTC a lane takes its row whole in one pass where it is short (float32
-//    up to 16 elements, float64 up to 12: kWholeRowLength) and bounds the far elements of longer
-//    rows up to 128 (kExpansionRowLength, was 64) into float32 results too, where float32 rows went
-//    whole into the expansion and float64 results always took two passes. The bound on every row,
-//    first (06:35 UTC), had made float32 rows of 64 and 128 faster (3.38 -> 2.09 ms, 3.14 -> 2.05)
-//    but rows of 3 to 16 slower (the pass for the largest: 3.16 -> 4.31, 1.32 -> 1.93, 2.21 ->
-//    2.62) and rows of 256 slower than the warps (float32 1.92 -> 2.12, float64 1.84 -> 2.38). This
-//    mix, H100, 07:28 UTC, build/ab's A/B (scripts/probes/v10_expansion.py, device time into a
-//    device out=, the kernel before, this one, then both again; V9 0.36 to 0.41 ms), full range:
-//    float32 into float32 2^22 rows of 64 3.31 / 3.31 ms -> 2.10 / 2.06, 2^21 rows of 128 3.16 /
-//    3.08 -> 2.00 / 2.01, 2^23 rows of 32 2.38 / 2.39 -> 2.21 / 2.21, rows of 3 the same, rows of 8
-//    and 16 3% slower (1.24 / 1.24 -> 1.28 / 1.27, 2.14 / 2.14 -> 2.22 / 2.19); float32 into
-//    float64 2^26 rows of 3 3.27 / 3.27 -> 2.35 / 2.33, 2^24 rows of 8 1.59 / 1.59 -> 1.10 / 1.08,
-//    of 16 2.55 / 2.55 -> 2.04 / 2.00, of 128 3.15 / 3.08 -> 1.99 / 2.00; float64 2^25 rows of 3
-//    1.57 / 1.58 -> 1.13 / 1.13, 2^24 rows of 8 1.46 / 1.45 -> 1.14 / 1.14, 2^20 rows of 128 1.42 /
-//    1.42 -> 1.18 / 1.18; rows of 32, 64 (float64) and 256 within 2%. Standard-normal rows
-//    (scripts/probes/v10_short_rows.py float32 float64, once each) within the runs' spread. Tried
-//    next (H100, 07:44 UTC, the same A/B): rows of several lanes (fewer than 2^20 rows) read again
-//    by their first lane alone before the warps: float64 (2^16, 16) 0.098 / 0.111 -> 0.088 / 0.088
-//    ms and (2^18, 64) 0.353 / 0.373 -> 0.323 / 0.321, but float32 slower, (2^16, 16) 0.110 / 0.130
-//    -> 0.156 / 0.155, (4096, 48) 0.024 / 0.032 -> 0.051 / 0.051, (2^19, 128) 0.85 / 0.88 -> 1.03 /
-//    1.04 (few rows: one lane a row leaves the warp's others idle), and standard-normal 2^20 rows of
-//    257 float32 0.546 -> 0.706 ms (the several-lanes kernels held to 64 registers spill). Not kept.
+// Evidence (H100, 2026-11-26 and 27, device time; each change built beside the kernel before it and
+// run in turns with it by scripts/probes/v10_axis_speed.py (whole calls, copies included),
+// v10_short_rows.py and v10_expansion.py (the kernels alone, into a device out=); V9's axis kernels
+// on the same arrays): every element through the warp's state (64-bit shared atomic adds, which
+// sm_90 runs as compare-and-swap loops) read 87 to 131 GB/s where V9 read 1389 to 3693 (H200). The
+// window, the bins and the words then made standard-normal (4096, 4096) float64 along 1 0.071 to
+// 0.080 ms (V9 0.073) and, with a block adding a row's segment states, (16, 2^24) float32 along 1
+// 0.57 ms (V9 0.38 to 0.39); short rows on threads took 2^24 rows of 16 float32 from 19.5 ms to
+// 0.41 (V9 0.39), and lane expansions took full-range rows, which lose bits in float64, from 20.0
+// to 2.2 ms (2^24 rows of 16 float32) and from 68.3 to 3.1 (2^26 rows of 3). Each change with its
+// runs, and what was tried and not kept: docs/v10.md, "How the axis kernel came to be".
+
 #include <array>
 #include <cfloat>
 #include <utility>
@@ -353,7 +227,7 @@ constexpr bool kByThreads = cured::is_floating<In> && (!std::is_same_v<In, doubl
 // model in tests/test_exact.py fits all but about 1 in 200 full-range rows of up to 256 elements.
 // Where thread_row costs six float64 additions an element, this costs 6 x kTerms an element near
 // the largest; a warp's exact state a row (clearing, flushing and rounding 68 limbs) cost far more
-// for rows this short: the header's evidence has the figures.
+// for rows this short: docs/v10.md has the figures.
 struct lane_expansion {
     static constexpr int kTerms = 12;
     double term[kTerms] = {};
@@ -528,7 +402,7 @@ enum class first_pass { none, lane, lanes };  // rows summed in float64 first: n
 // result (rounded by the midpoints), float32 and float64 elements into a float64 result; float16
 // rows never lose bits there, and float32 rows' float16 results go to the warp. Where a row has
 // several lanes, merging their expansions over the warp's shuffles cost more than the warps, and
-// float32 rows read again by their first lane alone did too (the header's evidence).
+// float32 rows read again by their first lane alone did too (docs/v10.md).
 template <class In, class Out, first_pass Pass>
 constexpr bool kByExpansion = Pass == first_pass::lane && (std::is_same_v<In, float> || std::is_same_v<In, double>) &&
                               (std::is_same_v<Out, double> || std::is_same_v<In, float>);
@@ -545,7 +419,7 @@ constexpr bool kByExpansion = Pass == first_pass::lane && (std::is_same_v<In, fl
 // (float32 rows a lane takes alone) the rows that lost bits by the lane's expansion (lane_expansion),
 // then the rows whose sum did not stay exact by the warp, one after another, while their bytes are in
 // the caches. Instantiations of their own, so that the warps' kernel keeps its registers and the
-// occupancy that goes with them (see the header's evidence), and a lane a row keeps its own code
+// occupancy that goes with them (docs/v10.md), and a lane a row keeps its own code
 // (float16: 80 registers, where several lanes a row take 89).
 
 // Where a lane's expansion follows its row (kByExpansion), four blocks an SM are asked for, as

@@ -2,7 +2,7 @@
 the call, median of 10 after a warm-up) of cured.fsum along axis 1 of standard-normal float32 rows
 returning float32 results to the host, float64 results (dtype=np.float64), into a NumPy out=, into
 a device out= of each dtype (the kernel alone), and V9's cured.sum beside them. A probe for
-kernels/v10_axis.cu's header; it prints, nothing reads it.
+kernels/v10_axis.cu's header and docs/v10.md; it prints, nothing reads it.
 """
 import cupy
 import numpy as np

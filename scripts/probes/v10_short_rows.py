@@ -3,7 +3,7 @@ keeps the sum exact, the warp's exact state for the rest) against V9's axis kern
 array: device time (CUDA events around the call, median of 10 after a warm-up) of each into a
 device out= (the kernels alone, no copy to the host), standard-normal data, then data over the
 dtype's whole exponent range (random bits made on the GPU, every exponent but the NaN's and infinities'), where
-most rows go to the warp. A probe for kernels/v10_axis.cu's header; it prints, nothing reads it.
+most rows go to the warp. A probe for kernels/v10_axis.cu's header and docs/v10.md; it prints, nothing reads it.
 
     python scripts/probes/v10_short_rows.py [DTYPE...]   (the cases of those dtypes alone)
 """
