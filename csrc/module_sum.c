@@ -329,6 +329,100 @@ static PyObject *py_sum(PyObject *module, PyObject *pos, PyObject *kwargs) {
     return result;
 }
 
+/* Whether the device array `out` can take `values` whole: writable, of its dtype and number of
+ * elements, C-contiguous and aligned. Returns 0, or -1 with TypeError or ValueError set. */
+static int check_copy_target(const device_array *out, PyArrayObject *values) {
+    if (out->read_only) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: out= is read-only");
+        return -1;
+    }
+    if (!PyArray_EquivTypes(out->descr, PyArray_DESCR(values))) {
+        PyErr_Format(PyExc_TypeError, "cured.sum: out= has dtype %S but the sum's result is %S (pass dtype=%S, or "
+                     "an out= of dtype %S)", (PyObject *)out->descr, (PyObject *)PyArray_DESCR(values),
+                     (PyObject *)out->descr, (PyObject *)PyArray_DESCR(values));
+        return -1;
+    }
+    if (out->n != (int64_t)PyArray_SIZE(values)) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: out= has %lld elements but the result has %lld", (long long)out->n,
+                     (long long)PyArray_SIZE(values));
+        return -1;
+    }
+    if (device_array_copy_unit(out, (int)PyArray_ITEMSIZE(values)) != 0) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: out= must be C-contiguous and aligned to its dtype");
+        return -1;
+    }
+    return 0;
+}
+
+/* _cured.copy_into(out, values): a result computed on the host (values, a C-contiguous NumPy array)
+ * into the device array out= of its dtype and number of elements, C-contiguous: queued on out's
+ * producer stream (CUDA Array Interface 3; else the legacy default stream, which DLPack's producer
+ * orders its work before), so after the work that makes out and before the work that follows. The
+ * sums whose dtype= casts each element first, which NumPy's cast makes on the host (cured.sum's
+ * Python layer), reach a device out= this way: the copy from pageable memory returns once the
+ * bytes are staged. Returns out; with check_only, checks out= against values (an empty array of
+ * the result's dtype and shape will do) before the sum is made, copies nothing and returns None. */
+static PyObject *py_copy_into(PyObject *module, PyObject *args) {
+    PyObject *out_obj, *result = NULL;
+    PyArrayObject *values;
+    int check_only = 0;
+    if (!PyArg_ParseTuple(args, "OO!|p:copy_into", &out_obj, &PyArray_Type, &values, &check_only)) return NULL;
+    device_array out;
+    int previous = -1;
+    cured_cuda_status status = {cudaSuccess, NULL};
+    const int found = device_array_find(out_obj, &out);
+    if (found <= 0) {
+        if (found == 0)
+            PyErr_Format(PyExc_TypeError, "cured.sum: out= must be a NumPy array or a device array (CUDA Array "
+                         "Interface or DLPack), not %.100s", Py_TYPE(out_obj)->tp_name);
+        goto done;
+    }
+    if (!PyArray_IS_C_CONTIGUOUS(values)) {
+        PyErr_SetString(PyExc_ValueError, "copy_into: values must be C-contiguous");
+        goto done;
+    }
+    /* A CUDA Array Interface says all before any CUDA call; DLPack once the tensor is imported. */
+    if (!out.is_dlpack && check_copy_target(&out, values) < 0) goto done;
+    if (locate_device_array(module, &out) < 0) goto done;
+    if ((status.code = cudaGetDevice(&previous)) != cudaSuccess) {
+        status.call = "cudaGetDevice";
+        goto cuda_failed;
+    }
+    if (previous != out.device && (status.code = cudaSetDevice(out.device)) != cudaSuccess) {
+        status.call = "cudaSetDevice (out's device)";
+        goto cuda_failed;
+    }
+    const cudaStream_t stream = out.producer != NULL ? out.producer : cudaStreamLegacy;
+    if (device_array_import(out_obj, &out, stream) < 0) goto done;
+    if (out.is_dlpack && check_copy_target(&out, values) < 0) goto done;
+    if (check_only) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (out.n > 0) {
+        const void *host = PyArray_DATA(values);
+        const size_t bytes = (size_t)(out.n * (int64_t)PyArray_ITEMSIZE(values));
+        Py_BEGIN_ALLOW_THREADS
+        status.code = cudaMemcpyAsync((void *)out.data, host, bytes, cudaMemcpyHostToDevice, stream);
+        Py_END_ALLOW_THREADS
+        if (status.code != cudaSuccess) {
+            status.call = "cudaMemcpyAsync (the result into out=)";
+            goto cuda_failed;
+        }
+    }
+    result = Py_NewRef(out_obj);
+    goto done;
+cuda_failed:
+    raise_cuda(module, status);
+done:
+    if (previous >= 0 && previous != out.device && cudaSetDevice(previous) != cudaSuccess && result != NULL) {
+        raise_cuda(module, (cured_cuda_status){cudaGetLastError(), "cudaSetDevice (back to the caller's device)"});
+        Py_CLEAR(result);
+    }
+    device_array_release(&out); /* device_array_find cleared it first, whatever it returned */
+    return result;
+}
+
 PyMethodDef module_sum_methods[] = {
     {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
      "sum(a, version, dtype=None, device='auto', timing=False, out=None, state=False, initial=None)\n--\n\n"
@@ -339,5 +433,9 @@ PyMethodDef module_sum_methods[] = {
      "'device': where it ran}) with timing=True, or `out` (a one-element device array, written in stream order "
      "without a host wait), or with state=True (an exact version only) the exact state as bytes. cured.sum is the "
      "documented entry point."},
+    {"copy_into", py_copy_into, METH_VARARGS,
+     "copy_into(out, values, check_only=False)\n--\n\nCopies `values` (a C-contiguous NumPy array, a result made "
+     "on the host) into the device array `out` of its dtype and number of elements, in out's stream order; returns "
+     "out. With check_only, only checks out= (ValueError, TypeError) and returns None."},
     {NULL, NULL, 0, NULL},
 };

@@ -101,7 +101,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         "any element true"). Where NumPy casts each element first (float input into an integer or
         bool dtype, any other input into float16) cured casts the elements with NumPy on the host,
         a device array's brought there first (NumPy's cast of NaN and out-of-range floats into
-        integers is the host CPU's); such a sum cannot go into a device out= (TypeError).
+        integers is the host CPU's); such a sum reaches a device out= by a copy from the host, in
+        out's stream order, so that call waits for the result.
     out : ndarray or device array, optional
         Where the result goes; it is returned. A NumPy array of the result's shape (keepdims
         included), as numpy.sum: the result is cast into it as NumPy does. A device array (the
@@ -150,9 +151,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     Raises
     ------
     numpy.exceptions.AxisError  an axis out of range.
-    TypeError   unsupported dtypes (complex, bfloat16, object, strings), a cast of each element
-                with a device out=, a non-integer axis or version, where= other than True, an out= of the
-                wrong kind or dtype, an ndarray subclass with a sum of its own (a masked array).
+    TypeError   unsupported dtypes (complex, bfloat16, object, strings), a non-integer axis or
+                version, where= other than True, an out= of the wrong kind or dtype, an ndarray
+                subclass with a sum of its own (a masked array).
     ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
                 default (or "cub" along other axes than rows; or 10 for a host array with a
                 device other than "cpu": floating sums), device="cpu" with a device array or
@@ -251,11 +252,19 @@ def _general_sum(a, axis, dtype, out, keepdims, initial, version, device, timing
         out_shape = _shape_of_device(device_out)
         if out_shape != result_shape:
             raise ValueError(f"cured.sum: out= has shape {out_shape} but the result has shape {result_shape}")
+    if cast_to is not None and device_out is not None:
+        # NumPy's cast of each element is the host's (below): the sum is made there and its result
+        # copied into out=, in out's stream order. That waits, as bringing the elements there does.
+        if not on_device:
+            raise ValueError("cured.sum: an out= on the device needs a device array to sum; for a host array, pass "
+                             "a NumPy out= or none")
+        if timing:
+            raise ValueError("cured.sum: timing=True waits for the result, which an out= on the device does not; "
+                             "time it with CUDA events instead")
+        _cured.copy_into(device_out, np.empty(result_shape, result), True)  # a bad out= before any sum runs
+        value = _general_sum(a, axis, dtype, None, keepdims, initial, version, device, False)
+        return _cured.copy_into(device_out, np.ascontiguousarray(value))
     if cast_to is not None:
-        if device_out is not None:
-            raise TypeError(f"cured.sum: dtype={requested} with {in_dtype} input casts each element first, as "
-                            f"NumPy does, which cured makes on the host: the sum cannot be left on the device in "
-                            f"out= (cast the device array first)")
         if on_device:
             # NumPy's cast of NaN, infinities and out-of-range floats into integers is the host's
             # (x86's differs from Arm's), so the elements come to the host and NumPy casts them.

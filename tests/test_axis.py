@@ -718,8 +718,8 @@ def test_gpu_device_out(seed):
         cured.sum(d, axis=0, out=cp.zeros(300, cp.float64))
     with pytest.raises(ValueError, match="C-contiguous"):
         cured.sum(d, axis=0, out=cp.zeros(600, cp.float32)[::2])
-    with pytest.raises(TypeError, match="casts each element"):  # NumPy's cast is made on the host
-        cured.sum(d, axis=0, dtype=np.int32, out=cp.zeros(300, cp.int32))
+    with pytest.raises(TypeError, match="out= has dtype int64 but the sum's result is int32"):
+        cured.sum(d, axis=0, dtype=np.int32, out=cp.zeros(300, cp.int64))  # a cast of each element, on the host
 
 
 CASTS = [("float32", "int32"), ("float64", "int8"), ("float32", "uint64"), ("float16", "int64"), ("float64", "bool"),
@@ -733,7 +733,8 @@ def test_gpu_a_dtype_that_casts_each_element_is_numpys(seed, in_dtype, dtype):
     bool, anything into float16): a device array's elements are cast by NumPy on the host, NaN,
     infinities and out-of-range floats included, so its sums are the host array's (numpy.sum's
     values for integer and bool results), whole and along axes, for CuPy and PyTorch input and
-    strided views."""
+    strided views, returned or copied into a device out= (CuPy's, on a stream of its own, whose
+    work the copy follows)."""
     cp = pytest.importorskip("cupy")
     x = rand(seed, (37, 64), in_dtype)
     if x.dtype.kind == "f":
@@ -757,6 +758,10 @@ def test_gpu_a_dtype_that_casts_each_element_is_numpys(seed, in_dtype, dtype):
                 assert type(got) is type(want) and np.asarray(got).dtype == want.dtype
                 assert np.shape(got) == np.shape(want)
                 assert same_bits_any_nan(got, want), (type(given), axis)
+                with cp.cuda.Stream(non_blocking=True):
+                    out = cp.full(np.shape(want), 7, want.dtype)  # queued on that stream
+                    assert cured.sum(given, axis=axis, dtype=dtype, keepdims=keepdims, out=out) is out
+                    assert same_bits_any_nan(out.get(), want), (type(given), axis, "out=")
 
 
 @pytest.mark.gpu

@@ -215,6 +215,7 @@ def paths():
     d = cupy.asarray(rng_x)
     d2 = cupy.asarray(random_array(8, np.dtype("float32"), 6000).reshape(200, 30))
     out, out_rows = cupy.zeros((), cupy.float32), cupy.zeros(200, cupy.float32)
+    out_half = cupy.zeros((), cupy.float16)
     d3 = cupy.asarray(random_array(9, np.dtype("float32"), 150_000).reshape(50_000, 3))
 
     def fetched():  # 200 KB of results in 6 chunks of 9 pages, 2 a lane (fetch.c)
@@ -242,6 +243,7 @@ def paths():
         "device": lambda: cured.sum(d),
         "device strided": lambda: cured.sum(d[::2]),
         "device out=": lambda: cured.sum(d, out=out).get()[()],
+        "device cast into out= (made on the host)": lambda: cured.sum(d, dtype=np.float16, out=out_half).get()[()],
         "device timing=True": lambda: cured.sum(d, timing=True).value,
         "device CUB": lambda: cured.sum(d, version="cub"),
         "device V10": lambda: cured.fsum(d),

@@ -115,15 +115,22 @@ def test_bad_device_out_is_refused_before_any_cuda_call(fields, error, words):
 
 def test_a_device_out_of_another_integer_or_bool_is_refused_before_any_cuda_call():
     """A device out= of a sum of every element takes any result dtype (int8 to uint32: the 64-bit
-    sum wrapped there; bool of bool input: the count not zero), but must be that dtype; a bool
-    result of other input, whose elements NumPy casts to bool first, is refused there."""
+    sum wrapped there; bool of bool input: the count not zero), but must be that dtype, also where
+    NumPy casts each element first (a bool result of other input: the sum is made on the host, then
+    copied into out=): a wrong out= is refused before anything runs."""
     ints = CAI(shape=(100,), typestr="<i4")
     with pytest.raises(TypeError, match="out= has dtype int16 but the sum's result is int8"):
         cured.sum(ints, dtype=np.int8, out=CAI(typestr="<i2"))
     with pytest.raises(TypeError, match="out= has dtype uint8 but the sum's result is int64"):
         cured.sum(ints, dtype=np.int64, out=CAI(typestr="|u1"))
-    with pytest.raises(TypeError, match="casts each element first"):
-        cured.sum(ints, dtype=np.bool_, out=CAI(typestr="|b1"))
+    with pytest.raises(TypeError, match="out= has dtype int32 but the sum's result is bool"):
+        cured.sum(ints, dtype=np.bool_, out=CAI(typestr="<i4"))
+    with pytest.raises(ValueError, match="out= is read-only"):
+        cured.sum(ints, dtype=np.bool_, out=CAI(typestr="|b1", data=(0x2000, True)))
+    with pytest.raises(ValueError, match="out= has 2 elements but the result has 1"):
+        cured.sum(ints, dtype=np.float16, out=CAI(shape=(2,), typestr="<f2"))
+    with pytest.raises(ValueError, match="needs a device array to sum"):  # a host array into a device out=
+        cured.sum(np.ones(4, np.float32), dtype=np.int32, out=CAI(typestr="<i4"))
     with pytest.raises(TypeError, match="out= has dtype int64 but the sum's result is bool"):
         cured.sum(CAI(shape=(100,), typestr="|b1"), dtype=np.bool_, out=CAI(typestr="<i8"))
 
