@@ -405,6 +405,14 @@ def test_array_on_a_second_gpu(seed):
         assert same_bits(cured.fsum(array), exact)
         assert cured._cured._driver_launches() > before
         assert cupy.cuda.runtime.getDevice() == 0
+    # A sum whose dtype= casts each element, made on the host and copied into a device out= on the
+    # second GPU (the copy on that device, the caller's device left as it was).
+    with cupy.cuda.Device(1):
+        half = cupy.full((), 7, cupy.float16)
+    assert cured.sum(d, dtype=np.float16, out=half) is half
+    assert cupy.cuda.runtime.getDevice() == 0
+    with cupy.cuda.Device(1):
+        assert same_bits(half.get()[()], cured.sum(x, dtype=np.float16, device="cpu"))
     # Sums along axes on each GPU, their 1 MiB of results back through the host path's lanes
     # (fetch.c), whose events the first GPU's call made: the second's remakes them on its device.
     rows = x[:2**20].reshape(2**18, 4)
