@@ -116,8 +116,11 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         Added to each sum, in the accumulator's type, after the elements (not with the exact
         version, whose sum it would round twice: ValueError). None, as NumPy, means none, and
         an output that sums no elements then raises ValueError.
-    where : True
-        Only True; a mask raises TypeError (apply it first: numpy.where(mask, a, 0)).
+    where : array_like of bool, optional
+        As numpy.sum's: only the elements where the mask (broadcast to the input's shape) is true
+        are summed, and a mask needs initial= (initial=None raises ValueError). A host array's
+        masked elements become zeros in a copy, which is then summed as any array; a device array
+        with a mask raises TypeError (apply it first, for example cupy.where(mask, a, 0)).
     version : int or "cub"
         Which kernel: 0 to 10 (see cured.versions(); 10 is cured.fsum's exact sum), or "cub" for
         NVIDIA's CUB DeviceReduce, the reference (GPU only, NumPy's default accumulator only; along
@@ -152,8 +155,9 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     ------
     numpy.exceptions.AxisError  an axis out of range.
     TypeError   unsupported dtypes (complex, bfloat16, object, strings), a non-integer axis or
-                version, where= other than True, an out= of the wrong kind or dtype, an ndarray
-                subclass with a sum of its own (a masked array).
+                version, a where= mask with a device array or of an array dtype NumPy does not
+                cast safely to bool, an out= of the wrong kind or dtype, an ndarray subclass with
+                a sum of its own (a masked array).
     ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
                 default (or "cub" along other axes than rows; or 10 for a host array with a
                 device other than "cpu": floating sums), device="cpu" with a device array or
@@ -172,14 +176,15 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
 def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, timing):
     """cured.sum's calls that _cured.numpy_sum does not make in C: device arrays that only DLPack
     describes, along axes or with keepdims=, initial=, an integer dtype= or a NumPy out=; a device
-    out= along axes; a dtype= that casts each element first;
+    out= along axes; a dtype= that casts each element first; where= masks;
     initial=None or of another type than int and float; 0-d and byte-swapped arrays, axis=(), axes
     given as NumPy integers and versions other than the default, along axes; an out= of another
     dtype than the result's; ndarray subclasses (whose results NumPy wraps in the subclass);
-    where=; timing=True; and every argument error."""
+    timing=True; and every argument error."""
     refuse_own_sum(a)
-    if where is not True and not (isinstance(where, np.bool_) and where):
-        raise TypeError("cured.sum: where= is not supported; apply the mask first, numpy.where(mask, a, 0)")
+    given = a
+    if where is not True:  # NumPy's default, the True object itself; anything else is a mask
+        a = _masked(a, where, initial)
     if dtype is not None:
         dtype = np.dtype(dtype)
     if not isinstance(keepdims, (bool, np.bool_)):
@@ -194,9 +199,33 @@ def _python_sum(a, axis, dtype, out, keepdims, initial, where, version, device, 
         value = _cured.sum(a, version, dtype, device, False, out)
     else:
         value = _general_sum(a, axis, dtype, out, bool(keepdims), initial, version, device, timing)
-    if out is None and not timing and isinstance(a, np.ndarray) and type(a) is not np.ndarray:
-        return _wrapped_as(a, value)
+    if out is None and not timing and isinstance(given, np.ndarray) and type(given) is not np.ndarray:
+        return _wrapped_as(given, value)
     return value
+
+
+def _masked(a, where, initial) -> np.ndarray:
+    """numpy.sum's where=: the elements where the mask, broadcast to a's shape, is false take no part,
+    which in a sum is a 0 in their place: a copy of a host array with zeros there, summed then as any
+    array (the other elements' additions in their places, the version's order). NumPy's rules: a
+    mask needs initial= (add's identity is not used for it); a NumPy array mask must cast to bool
+    safely, any other object is read as bool (None is false); it broadcasts to the input's shape."""
+    a, shape, _, on_device = _describe(a)
+    if on_device:
+        raise TypeError("cured.sum: where= masks host arrays; for a device array apply the mask first (for example "
+                        "cupy.where(mask, a, 0))")
+    if isinstance(where, np.ndarray):
+        if not np.can_cast(where.dtype, np.bool_, "safe"):
+            raise TypeError(f"Cannot cast array data from {where.dtype!r} to dtype('bool') according to the rule "
+                            f"'safe'")
+        mask = where.astype(np.bool_, copy=False)
+    else:
+        mask = np.array(where, dtype=np.bool_)
+    if initial is None:
+        raise ValueError("reduction operation 'add' does not have an identity, so to use a where mask one has to "
+                         "specify 'initial'")
+    a = np.asarray(a)
+    return np.where(np.broadcast_to(mask, shape), a, np.zeros((), a.dtype))
 
 
 def _wrapped_as(a: np.ndarray, value):

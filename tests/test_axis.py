@@ -200,8 +200,6 @@ def test_numpy_errors():
     read_only.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         cured.sum(x, axis=0, out=read_only, device="cpu")
-    with pytest.raises(TypeError, match="where="):
-        cured.sum(x, axis=0, where=np.array([True, False, True]), device="cpu")
     with pytest.raises(ValueError, match="default version"):
         cured.sum(x, axis=0, version=3, device="cpu")
     with pytest.raises(ValueError, match="consecutive elements"):  # CUB's segmented reduction sums rows only
@@ -214,6 +212,59 @@ def test_numpy_errors():
         cured.sum(np.ones((2, 2), np.complex64), axis=0, device="cpu")
     assert cured.sum(np.float32(3), axis=0, device="cpu") == 3  # NumPy lets a 0-d array take axis 0
     assert cured.sum(x, axis=0, where=True, device="cpu").shape == (3,)
+
+
+class InterfaceOnly:
+    """A device array as its CUDA Array Interface alone (no GPU needed to read it)."""
+
+    def __init__(self, shape, typestr="<f4"):
+        self.__cuda_array_interface__ = dict(version=3, typestr=typestr, shape=shape, data=(1 << 40, False),
+                                             strides=None, stream=None)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint8", "bool", "float32", "float64"])
+def test_where_masks_as_numpy(seed, dtype):
+    """numpy.sum's where=: the masked elements take no part. cured puts zeros in their place, so its
+    sum is its own sum of that array (bit for bit) and, for integers and bool, numpy.sum's exactly;
+    floats within the order's bound. Masks broadcast, come as lists, scalars or NumPy bools."""
+    rng = np.random.default_rng(seed)
+    x = rand(seed, (6, 7, 5), dtype)
+    masks = [rng.random(x.shape) < 0.5, rng.random((7, 1)) < 0.5, (rng.random(5) < 0.5).tolist(), False, np.True_,
+             rng.random((6, 1, 1)) < 0.5]
+    for mask, axis, keepdims, initial in itertools.product(masks, [None, 0, (0, 2), -1], [False, True], [0, 3]):
+        kw = dict(axis=axis, keepdims=keepdims, initial=initial, where=mask)
+        got, want = cured.sum(x, device="cpu", **kw), np.sum(x, **kw)
+        assert type(got) is type(want) and np.shape(got) == np.shape(want) and got.dtype == want.dtype
+        zeroed = np.where(np.broadcast_to(np.asarray(mask, bool), x.shape), x, np.zeros((), x.dtype))
+        same = cured.sum(zeroed, axis=axis, keepdims=keepdims, initial=initial, device="cpu")
+        assert np.array_equal(bits(got), bits(same)), kw
+        if x.dtype.kind in "biu":
+            assert np.array_equal(got, want), kw
+        else:
+            terms = x.size if axis is None else math.prod(x.shape[a] for a in np.atleast_1d(axis))
+            magnitude = np.sum(np.abs(zeroed.astype(np.float64)), axis=axis, keepdims=keepdims) + initial
+            bound = (terms + 1) * np.finfo(x.dtype).eps * magnitude + 1e-30  # initial= is added once more
+            assert np.all(np.abs(got.astype(np.float64) - want) <= bound), kw
+    out, same = np.full(5, -1.0), np.full(5, -1.0)  # a NumPy out= of another dtype, cast into
+    assert cured.sum(x, axis=(0, 1), where=masks[0], initial=0, out=out, device="cpu") is out
+    cured.sum(np.where(masks[0], x, np.zeros((), x.dtype)), axis=(0, 1), initial=0, out=same, device="cpu")
+    assert np.array_equal(bits(out), bits(same))
+
+
+def test_where_errors_as_numpy():
+    x = np.arange(12.0).reshape(3, 4)
+    with pytest.raises(ValueError, match="to use a where mask one has to specify 'initial'"):
+        cured.sum(x, where=[True, False, True, True], initial=None, device="cpu")
+    with pytest.raises(ValueError, match="to use a where mask one has to specify 'initial'"):
+        cured.sum(x, where=np.True_, initial=None, device="cpu")  # only the True object is no mask
+    assert cured.sum(x, where=True, initial=None, device="cpu") == 66
+    with pytest.raises(TypeError, match="Cannot cast array data from dtype\\('int64'\\) to dtype\\('bool'\\)"):
+        cured.sum(x, where=np.array([1, 0, 1, 1]), device="cpu")
+    assert cured.sum(x, where=[1, 0, 1, 1], device="cpu") == np.sum(x, where=[1, 0, 1, 1])  # a list is read as bool
+    with pytest.raises(ValueError, match="broadcast"):
+        cured.sum(x, where=[True, False, True], device="cpu")
+    with pytest.raises(TypeError, match="where= masks host arrays"):
+        cured.sum(InterfaceOnly((3, 4)), where=[True, False, True, True])
 
 
 def random_call(rng):

@@ -1,7 +1,8 @@
 """Random cured.sum(..., device="cpu") calls against numpy.sum, for a while: random shapes (up to 4-D,
 empty extents included), views (transposed, reversed, strided), dtypes, axis= (None, ints and tuples,
 out of range and repeated ones included), dtype=, keepdims=, initial= (None included) and out=
-(right and wrong shapes, any dtype), on ndarrays and an ndarray subclass. Each call must raise what NumPy raises (the same class, or one
+(right and wrong shapes, any dtype) and where= (masks, broadcast ones, bad ones), on ndarrays and an
+ndarray subclass. Each call must raise what NumPy raises (the same class, or one
 a subclass of the other) or return what NumPy returns: the same type, dtype and shape, integers
 equal, floats within a loose bound of the order's error. Needs no GPU. Written on 2026-11-28, when
 it found initial=None's rule for empty reduced extents apart from NumPy's (b7b5082).
@@ -59,7 +60,27 @@ def view(rng, x):
     return x.view(Subclass) if rng.random() < 0.1 else x
 
 
-def arguments(rng, ndim):
+def mask(rng, shape):
+    """A where= mask: of the input's shape or broadcast to it (extents of 1, fewer dimensions), now
+    and then a scalar, a list, None, an integer array (which NumPy refuses) or a shape that does not
+    broadcast."""
+    r = rng.random()
+    if r < 0.1:
+        return bool(rng.random() < 0.5)
+    if r < 0.15:
+        return rng.choice([None, np.True_, np.False_, 1, 0.0])
+    if r < 0.2:
+        return np.ones(shape, np.int64)
+    drop = int(rng.integers(0, len(shape) + 1))
+    shape = [e if rng.random() < 0.7 else 1 for e in shape[drop:]]
+    if r < 0.25 and shape:
+        shape[-1] += 1
+    m = rng.random(shape) < 0.6
+    return m.tolist() if r < 0.35 else m
+
+
+def arguments(rng, shape):
+    ndim = len(shape)
     kw = {}
     r = rng.random()
     if r < 0.25:
@@ -75,6 +96,8 @@ def arguments(rng, ndim):
         kw["keepdims"] = True
     if rng.random() < 0.3:
         kw["initial"] = rng.choice([0, 1, -3, 2.5, 300, None])
+    if rng.random() < 0.2:
+        kw["where"] = mask(rng, shape)
     return kw
 
 
@@ -127,6 +150,10 @@ def difference(x, kw, want, want_error, got, got_error):
         return None
     if a.dtype.kind in "biu":
         return None if np.array_equal(a, b) else f"integers differ: numpy {a.ravel()[:4]}, cured {b.ravel()[:4]}"
+    if "where" in kw and np.asarray(a).size:
+        # NumPy skips the masked elements; cured adds zeros in their place: the bound below, on the
+        # unmasked elements' magnitudes
+        x = np.where(np.broadcast_to(np.array(kw["where"], dtype=bool), x.shape), x, np.zeros((), x.dtype))
     if np.float16 in (a.dtype, summed_in, x.dtype):
         return None  # NumPy adds float16 in float16 along strided axes
     # NumPy may add in out='s float32 where the promotion says float64: the coarser of the two.
@@ -151,7 +178,7 @@ def main():
         if np.prod(shape) > 200_000:
             continue
         x = view(rng, data(rng, rng.choice(DTYPES), shape))
-        kw = arguments(rng, x.ndim)
+        kw = arguments(rng, x.shape)
         want, want_error = outcome(lambda: np.sum(x, **kw))
         if want_error is None and rng.random() < 0.3:
             out_shape = np.shape(want) + ((2,) if rng.random() < 0.15 else ())
