@@ -118,7 +118,7 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
         an output that sums no elements then raises ValueError.
     where : array_like of bool, optional
         As numpy.sum's: only the elements where the mask (broadcast to the input's shape) is true
-        are summed, and a mask needs initial= (initial=None raises ValueError). A host array's
+        are summed; with initial=None a mask raises ValueError, as NumPy's. A host array's
         masked elements become zeros in a copy, which is then summed as any array; a device array
         with a mask raises TypeError (apply it first, for example cupy.where(mask, a, 0)).
     version : int or "cub"
