@@ -127,6 +127,16 @@ PyObject *result_scalar(const sum_args *args, const void *value);
  * exception set. */
 int locate_device_array(PyObject *module, device_array *array);
 
+/* Makes `device` current for a call's work, the caller's device into *previous for leave_device
+ * (-1 where it could not be learnt). `what` names the cudaSetDevice call in an error. Returns 0, or
+ * -1 with the exception set; leave_device is called either way. */
+int enter_device(PyObject *module, int device, int *previous, const char *what);
+
+/* Makes the caller's device current again after enter_device. `failed` is the call's outcome so
+ * far (0 or -1): returned as it is, or -1 with cured.CudaError set where the call had not failed
+ * and the switch back does (an error already set is kept). */
+int leave_device(PyObject *module, int device, int previous, int failed);
+
 /* Where a sum runs: device= "gpu", "cpu" or "auto". Returns the place, or -1 with ValueError set. */
 enum { PLACE_GPU, PLACE_CPU, PLACE_AUTO };
 int parse_place(const char *device);

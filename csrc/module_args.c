@@ -261,6 +261,28 @@ int locate_device_array(PyObject *module, device_array *array) {
     return -1;
 }
 
+int enter_device(PyObject *module, int device, int *previous, const char *what) {
+    cudaError_t err = cudaGetDevice(previous);
+    if (err != cudaSuccess) {
+        *previous = -1;
+        raise_cuda(module, (cured_cuda_status){err, "cudaGetDevice"});
+        return -1;
+    }
+    if (*previous != device && (err = cudaSetDevice(device)) != cudaSuccess) {
+        raise_cuda(module, (cured_cuda_status){err, what});
+        return -1;
+    }
+    return 0;
+}
+
+int leave_device(PyObject *module, int device, int previous, int failed) {
+    if (previous < 0 || previous == device) return failed;
+    const cudaError_t err = cudaSetDevice(previous);
+    if (err == cudaSuccess || failed < 0) return failed;
+    raise_cuda(module, (cured_cuda_status){err, "cudaSetDevice (back to the caller's device)"});
+    return -1;
+}
+
 int parse_place(const char *device) {
     if (strcmp(device, "auto") == 0) return PLACE_AUTO;
     if (strcmp(device, "gpu") == 0) return PLACE_GPU;

@@ -351,16 +351,9 @@ PyObject *sum_axes_run(PyObject *module, PyObject *input, const axes_arg *axes, 
                          array.device);
             goto done;
         }
-        if ((status.code = cudaGetDevice(&previous)) != cudaSuccess) {
+        if (enter_device(module, array.device, &previous, "cudaSetDevice (the array's device)") < 0) {
             Py_DECREF(acc_out);
-            status.call = "cudaGetDevice";
-            previous = -1;
-            goto cuda_failed;
-        }
-        if (previous != array.device && (status.code = cudaSetDevice(array.device)) != cudaSuccess) {
-            Py_DECREF(acc_out);
-            status.call = "cudaSetDevice (the array's device)";
-            goto cuda_failed;
+            goto done;
         }
         cudaStream_t stream = array.producer != NULL ? array.producer
                               : has_out && out.producer != NULL ? out.producer
@@ -506,10 +499,7 @@ PyObject *sum_axes_run(PyObject *module, PyObject *input, const axes_arg *axes, 
 cuda_failed:
     raise_cuda(module, status);
 done:
-    if (previous >= 0 && previous != array.device && cudaSetDevice(previous) != cudaSuccess && result != NULL) {
-        Py_CLEAR(result);
-        raise_cuda(module, (cured_cuda_status){cudaGetLastError(), "cudaSetDevice (back to the caller's device)"});
-    }
+    if (leave_device(module, array.device, previous, result != NULL ? 0 : -1) < 0) Py_CLEAR(result);
     Py_XDECREF(results);
     Py_XDECREF(host);
     device_array_release(&array);

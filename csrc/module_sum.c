@@ -98,14 +98,7 @@ static int sum_device_array(PyObject *module, PyObject *input, device_array *arr
                      array->device);
         return -1;
     }
-    if ((status.code = cudaGetDevice(&previous)) != cudaSuccess) {
-        status.call = "cudaGetDevice";
-        goto cuda_failed;
-    }
-    if (previous != array->device && (status.code = cudaSetDevice(array->device)) != cudaSuccess) {
-        status.call = "cudaSetDevice (the array's device)";
-        goto cuda_failed;
-    }
+    if (enter_device(module, array->device, &previous, "cudaSetDevice (the array's device)") < 0) goto done;
     /* The sum runs on the producer's stream (CUDA Array Interface 3), so nothing needs an event; a
      * DLPack producer is asked to order its work before the legacy default stream, which PyTorch's
      * and CuPy's default streams are, so that they need no event either. */
@@ -138,11 +131,7 @@ static int sum_device_array(PyObject *module, PyObject *input, device_array *arr
 cuda_failed:
     raise_cuda(module, status);
 done:
-    if (previous >= 0 && previous != array->device && cudaSetDevice(previous) != cudaSuccess && failed == 0) {
-        raise_cuda(module, (cured_cuda_status){cudaGetLastError(), "cudaSetDevice (back to the caller's device)"});
-        failed = -1;
-    }
-    return failed;
+    return leave_device(module, array->device, previous, failed);
 }
 
 /* state=True asks for V10's state: only an exact version has one. Returns 0, or -1 with ValueError set. */
@@ -384,14 +373,7 @@ static PyObject *py_copy_into(PyObject *module, PyObject *args) {
     /* A CUDA Array Interface says all before any CUDA call; DLPack once the tensor is imported. */
     if (!out.is_dlpack && check_copy_target(&out, values) < 0) goto done;
     if (locate_device_array(module, &out) < 0) goto done;
-    if ((status.code = cudaGetDevice(&previous)) != cudaSuccess) {
-        status.call = "cudaGetDevice";
-        goto cuda_failed;
-    }
-    if (previous != out.device && (status.code = cudaSetDevice(out.device)) != cudaSuccess) {
-        status.call = "cudaSetDevice (out's device)";
-        goto cuda_failed;
-    }
+    if (enter_device(module, out.device, &previous, "cudaSetDevice (out's device)") < 0) goto done;
     const cudaStream_t stream = out.producer != NULL ? out.producer : cudaStreamLegacy;
     if (device_array_import(out_obj, &out, stream) < 0) goto done;
     if (out.is_dlpack && check_copy_target(&out, values) < 0) goto done;
@@ -415,10 +397,7 @@ static PyObject *py_copy_into(PyObject *module, PyObject *args) {
 cuda_failed:
     raise_cuda(module, status);
 done:
-    if (previous >= 0 && previous != out.device && cudaSetDevice(previous) != cudaSuccess && result != NULL) {
-        raise_cuda(module, (cured_cuda_status){cudaGetLastError(), "cudaSetDevice (back to the caller's device)"});
-        Py_CLEAR(result);
-    }
+    if (leave_device(module, out.device, previous, result != NULL ? 0 : -1) < 0) Py_CLEAR(result);
     device_array_release(&out); /* device_array_find cleared it first, whatever it returned */
     return result;
 }
