@@ -656,8 +656,10 @@ def test_gpu_grid_does_not_change_the_bits(seed, shape):
                                         ("float32", "float64")])
 def test_gpu_packed_rows_of_two_on_either_memory(seed, dtype, acc):
     """Rows of 2, whose sums are half the bytes read or more, take one vector a thread on a GPU whose
-    memory moves under 4 TB/s (the H100) and 8 a thread above (the H200), v9_axis.cu: both give the
-    CPU model's bits, under any grid, with a last pass that ends inside a block."""
+    memory moves under 4 TB/s (the H100) and 8 a thread above (the H200) but where the sums are
+    wider than the elements (int8 and float32 into float64 here: one vector either way),
+    v9_axis.cu: both give the CPU model's bits, under any grid, with a last pass that ends inside a
+    block."""
     x = rand(seed, (2 * 256 * 8 * 3 + 5, 2), dtype)
     want = cured.sum(x, axis=1, dtype=acc, device="cpu")
     try:

@@ -95,10 +95,14 @@ __device__ __forceinline__ void load_chunks(const In *p, int64_t elements, int64
 // streaming loads (ld.global.cs) 2.5 to 5% slower. No walk was faster on both GPUs; this one leads
 // on the H200 by 6% and trails on the H100 by 1.4%. So since 2026-11-27 the walk is the GPU's:
 // rows whose sums are half the bytes read or more read one vector a thread where the memory moves
-// under 4 TB/s (kOneVectorBandwidth: the H100), eight elsewhere. And where a vector holds several
-// rows, a warp's sums go out through shared memory, 32 consecutive rows a store, where each lane
-// stored its own rows, kRowsAVector sums a row apart (int8 rows of 2 into int64: eight 8-byte
-// stores 64 bytes apart). H100, 2026-11-27 08:55 and 09:04 UTC (scripts/probes/packed_rows_ab.py,
+// under 4 TB/s (kOneVectorBandwidth: the H100), eight elsewhere; and since 2026-11-28 one vector
+// on every GPU where the sums are also wider than the elements, which the H200 reads 3 to 4% faster
+// that way (packed_rows_ab.py, H200 2026-11-28 02:28 UTC, one vector / eight: int8 rows of 2 into
+// int64 658.7 / 687.2 us, int16 rows of 4 into int64 502.3 / 518.2, float32 rows of 2 into float64
+// 503.0 / 519.5; same-width float64 rows of 2 738.0 / 784.2 the other way). And where a vector
+// holds several rows, a warp's sums go out through shared memory, 32 consecutive rows a store,
+// where each lane stored its own rows, kRowsAVector sums a row apart (int8 rows of 2 into int64:
+// eight 8-byte stores 64 bytes apart). H100, 2026-11-27 08:55 and 09:04 UTC (scripts/probes/packed_rows_ab.py,
 // one build made to assume 3 or 5 TB/s, in turns with CuPy, device time), one vector a thread /
 // eight, CuPy: (2^27, 2) float64 1036.4 / 1054.7 us, CuPy 1037.1; float32 519.4 / 526.8, CuPy
 // 601.8; float32 into float64 708.9 / 807.3, staged 709.4 / 714.5, CuPy 1319; (2^28, 2) int8 into
@@ -395,8 +399,8 @@ template <class In, class Acc, class Out, int InFlight> constexpr auto packed_ro
 }
 
 // GPUs whose memory moves fewer bytes a second than this (the H100's 3.35 TB/s, not the H200's
-// 4.81) read packed rows whose sums are half the bytes read or more one vector a thread (see
-// sum_packed_rows for the measurements).
+// 4.81) read packed rows whose sums are half the bytes read or more one vector a thread; every GPU
+// does where those sums are also wider than the elements (see sum_packed_rows for the measurements).
 constexpr int64_t kOneVectorBandwidth = int64_t(4000) * 1000 * 1000 * 1000;
 
 // The current GPU's memory bandwidth in bytes a second (cured_memory_peak_bandwidth), or the
@@ -439,7 +443,7 @@ template <class In, class Acc, class Out> struct axis_launcher {
             int64_t bandwidth;
             const cudaError_t err = memory_bandwidth(&bandwidth);
             if (err != cudaSuccess) return err;
-            one_vector = bandwidth < kOneVectorBandwidth;
+            one_vector = bandwidth < kOneVectorBandwidth || sizeof(Out) > sizeof(In);
         }
         auto *packed = !packs      ? nullptr
                        : one_vector ? packed_rows_kernel<In, Acc, Out, 1>(s->reduced)

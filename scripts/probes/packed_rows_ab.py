@@ -2,7 +2,9 @@
 build of cured made to assume a GPU whose memory moves 3 or 5 TB/s (`_set_test_memory_bandwidth`),
 which picks the one or the other on any GPU, in turns with CuPy's sum along 1, device time. Rows
 of 4 float32 (one row a vector, a quarter of the bytes written: always 8 a thread) are the
-control. Every subject's output is compared with the CPU model's bits. A probe for the kernel's
+control; so, since 2026-11-28, are rows whose sums are wider than their elements (int8, int16 and
+float32 into float64: one vector a thread whatever the memory's speed), whose two subjects are then
+one walk. Every subject's output is compared with the CPU model's bits. A probe for the kernel's
 header; nothing reads it.
 
     python scripts/probes/packed_rows_ab.py
