@@ -5,7 +5,7 @@
  * once (one chain a column, so the compiler's vector adds keep each column's order), and a row step
  * takes the lanes' chunks a round at a time from a contiguous run, with no dtype switch an element.
  * The integer accumulator (ACC_WRAPS) adds modulo 2^64, where every order gives the same bits: its
- * rows are added in one pass (cpu_tiles.c's loop), and a column segment's rows as one strand.
+ * rows are added in one pass (cpu_integers.c's loop), and a column segment's rows as one strand.
  * Zeros past the end of a row are added where the model leaves them out: adding +0 never changes a
  * sum that started from +0 (no sum that starts from +0 becomes -0 under rounding to nearest). */
 #define AXC_(a, b) a##_##b
@@ -46,7 +46,7 @@ static void CONVERT(const void *in, cured_dtype dtype, int64_t first, int64_t co
 
 #if ACC_WRAPS
 /* `rows` rows of R elements of `dtype` from in[at], each summed into out[r] modulo 2^64: the model's
- * bits, since the sums wrap whatever the order (cpu_tiles.c's loop). Where rows of integers took
+ * bits, since the sums wrap whatever the order (cpu_integers.c's loop). Where rows of integers took
  * the lanes' rounds and tree (build machine, the same runs as COLUMN_ITEM's): int32 (256, 256)
  * along 1 28.4 to 29.5 -> 10.6 us (numpy.sum 20.4 to 20.5), (64, 64) along 1 4.3 to 4.6 -> 1.8
  * (4.1 to 4.2), (16, 16, 16) along (0, 2) 10.0 to 10.7 -> 2.9 (7.3 to 7.4). Rows of one segment in

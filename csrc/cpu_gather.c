@@ -1,8 +1,8 @@
 /* cpu_gather.c: a strided host array's elements in C order, on the host: copied whole on the pool's
  * threads (cured_cpu_c_order_copy: for the GPU path and the sums along axes), or a range of the C
- * order at a time into a buffer (cured_strided_range: the CPU's whole sums, cpu_tiles.c), so that a
- * non-contiguous host input is summed in the order of its C-order copy (as a device array is,
- * kernels/gather.cu) without NumPy's copy.
+ * order at a time into a buffer (cured_strided_range: the CPU's whole sums, cpu_work.c's ranges), so
+ * that a non-contiguous host input is summed in the order of its C-order copy (as a device array
+ * is, kernels/gather.cu) without NumPy's copy.
  *
  * NumPy's copy into C order (PyArray_FromArray) walks the copy in C order on one thread; where the
  * copy's last dimension is not the source's contiguous one (a transpose, a Fortran-order array),
@@ -344,7 +344,7 @@ void cured_cpu_c_order_copy(const void *src, const cured_layout *layout, int ite
     job.units = job.pieces;
     for (int d = 0; d < job.outer; ++d) job.units *= job.shape[d];
     const int threads = cured_cpu_threads_for(n * item);
-    const int64_t tasks = threads > 1 ? (int64_t)threads * 8 : 1; /* as cpu_tiles.c's TASKS_A_THREAD */
+    const int64_t tasks = threads > 1 ? (int64_t)threads * 8 : 1; /* as cpu_work.c's TASKS_A_THREAD */
     job.per_task = (job.units + tasks - 1) / tasks;
     cured_pool_run((job.units + job.per_task - 1) / job.per_task, threads, gather_task, &job);
 }

@@ -19,14 +19,15 @@
  *  - A strided host array (cured_cpu_tiles_sum_strided) is gathered a range of its C order at a
  *    time (cpu_gather.c) into a buffer each thread keeps, whose blocks feed the same chains: the
  *    array is read once, where a C-order copy first was written whole and read again.
- * Integer accumulators add modulo 2^64, where every order gives the same bits: they are summed
- * in plain loops, split among threads anyhow (a strided array's elements in memory order). */
+ *
+ * How the work is cut among the pool's threads, and a strided input's ranges: cpu_work.c. Integer
+ * accumulators, whose order is free, are summed in cpu_integers.c. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cured.h"
+#include "cpu_work.h"
 #include "faults.h"
 #include "half.h"
 #include "pool.h"
@@ -34,55 +35,10 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define CURED_AVX2 1
-#define INTEGER_ROWS_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define INTEGER_ROWS_CLONES
 #endif
 
 #define THREADS 256 /* V9's block */
 #define VECTORS 8   /* V9's vectors a thread a step */
-
-/* Below this many input bytes the caller's thread sums alone: waking the pool's threads cost 5 to
- * 25 us on the H100's 16-CPU host (a virtual machine, 2026-11-22, scripts/probes/cpu_threads.py),
- * where one thread summed 1 MiB in 30 to 34 us and two threads took 44 to 50. */
-#define PARALLEL_BYTES ((int64_t)2 << 20)
-/* A thread for every this many input bytes, up to the CPUs: once the pool wakes, more threads
- * cost little more (2 MiB: 8 threads 45 to 50 us, 4 threads 51 to 55). */
-#define BYTES_A_THREAD ((int64_t)1 << 18)
-/* Tasks a thread: while the pool's threads wake, the caller takes tasks that would have waited for
- * them (with a task a thread it summed its own share and then waited for the rest). Build machine
- * (2 CPUs), wall time of cured.sum(device="cpu"), 2026-11-27 14:42 / 14:44 UTC, a task a thread ->
- * eight: float32 2^19 (2 MiB) 66.8 -> 36.2 to 42.8 us (one thread 35 to 40), 2^20 79.7 -> 42.7 to
- * 54.7; int64 2^19 71.3 -> 34.0 to 36.7 (43.7). */
-#define TASKS_A_THREAD 8
-
-/* The test hook's settings (cured_set_cpu_tiles). */
-static _Atomic int threads_setting = 0;
-static _Atomic int plain_setting = 0;
-static _Atomic int64_t range_setting = 0;
-
-void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes) {
-    threads_setting = threads > 0 ? threads : 0;
-    plain_setting = plain != 0;
-    range_setting = range_bytes > 0 ? range_bytes : 0;
-}
-
-int cured_cpu_threads_for(int64_t bytes) {
-    const int forced = threads_setting;
-    if (forced > 0) return forced;
-    if (bytes < PARALLEL_BYTES) return 1;
-    const int64_t wanted = bytes / BYTES_A_THREAD;
-    const int capacity = cured_pool_capacity();
-    return wanted < capacity ? (int)wanted : capacity;
-}
-
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/* A job's tasks for `threads` threads, at most `most`. */
-static int64_t tasks_for(int threads, int64_t most) {
-    const int64_t wanted = threads > 1 ? (int64_t)threads * TASKS_A_THREAD : 1;
-    return wanted < most ? wanted : most;
-}
 
 /* ---- one vector of every thread: lanes[i] += element j of thread i's vector, j in order ------ */
 
@@ -312,81 +268,6 @@ static void choose_fast(void) { memcpy(fast, plain, sizeof fast); }
 #endif
 static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
 
-/* ---- strided inputs, a range at a time -------------------------------------------------------- */
-
-/* Each thread's buffer for the ranges it gathers, kept for the thread's life and freed when it exits:
- * a buffer allocated a task a call cost page faults in every call (glibc maps 128 KiB and more
- * afresh): the sum of (256, 256) float32 .T took 27.1 us that way, 18.7 with this buffer (build
- * machine, 2026-11-27 19:30 UTC, before the rows were grouped by source line). */
-typedef struct {
-    size_t bytes;
-    void *data;
-} range_buffer;
-
-static pthread_key_t range_key;
-static int range_key_made;
-static pthread_once_t range_key_once = PTHREAD_ONCE_INIT;
-
-static void free_range_buffer(void *buffer) {
-    if (buffer == NULL) return;
-    free(((range_buffer *)buffer)->data);
-    free(buffer);
-}
-
-static void make_range_key(void) { range_key_made = pthread_key_create(&range_key, free_range_buffer) == 0; }
-
-/* This thread's buffer of at least `bytes`, or NULL when memory could not be had. */
-static void *thread_range_buffer(size_t bytes) {
-    pthread_once(&range_key_once, make_range_key);
-    if (!range_key_made) return NULL;
-    range_buffer *buffer = (range_buffer *)pthread_getspecific(range_key);
-    if (buffer != NULL && buffer->bytes >= bytes) return buffer->data;
-    if (buffer == NULL) {
-        if ((buffer = (range_buffer *)cured_host_calloc(1, sizeof *buffer)) == NULL) return NULL;
-        if (pthread_setspecific(range_key, buffer) != 0) {
-            free(buffer);
-            return NULL;
-        }
-    }
-    void *data = NULL;
-    if (cured_host_memalign(&data, 64, bytes) != 0) return NULL; /* the old buffer stays, too small */
-    free(buffer->data);
-    buffer->data = data, buffer->bytes = bytes;
-    return data;
-}
-
-/* A range of a strided input gathered at once (cured_cpu_tiles_sum_strided): at least this many
- * bytes, and at least the whole rows cured_strided_of asks for; a tile's block times a power of
- * two (a tile's step at least), so that tiles and ranges nest. */
-#define STRIDED_RANGE_BYTES ((int64_t)128 << 10)
-
-static int64_t strided_range(const cured_strided *strided, int64_t block, int item) {
-    const int64_t forced = range_setting;
-    int64_t range = forced > 0 ? block : block * VECTORS;
-    while (forced > 0 ? range * item < forced
-                      : range * item < STRIDED_RANGE_BYTES || range * item < strided->least_range_bytes)
-        range *= 2;
-    return range;
-}
-
-/* The bytes from a range's row to the next in its buffer: the row's own, plus a line where rows are
- * read transposed and are whole 4 KiB blocks (a multiple of 4 KiB: every row's start would fall in
- * one set of the L1 cache, and rows written a few elements at a time across 16 rows evicted each
- * other). A standalone copy of 8 MiB transposed (rows of 8 KiB, one thread of the build machine,
- * 2026-11-27 19:40 UTC): 741 to 746 us with rows back to back, 546 to 559 with a line between. */
-static int64_t range_pitch(const cured_strided *strided) {
-    const int64_t row = strided->shape[strided->ndim - 1] * strided->item;
-    return cured_strided_rows_alias(strided) ? row + 64 : row;
-}
-
-/* A buffer for a range of `range` elements at range_pitch: element f of a range from `first` lies
- * (f - first) items and a pad a row begun since the first row into it. */
-static size_t range_buffer_bytes(const cured_strided *strided, int64_t range) {
-    const int64_t length = strided->shape[strided->ndim - 1];
-    const int64_t pad = range_pitch(strided) - length * strided->item;
-    return (size_t)(range * strided->item + (range / length + 1) * pad);
-}
-
 /* ---- tiles, their partials and the combine, per accumulator ---------------------------------- */
 
 typedef struct {
@@ -491,13 +372,14 @@ typedef struct {
         const int64_t item = 16 / job->t.vector, range = job->range, tile = job->t.tile;           \
         const int64_t unit = range > tile ? range : tile; /* whole tiles and whole ranges */       \
         const int64_t length = job->strided->shape[job->strided->ndim - 1];                        \
-        const int64_t pitch = range_pitch(job->strided);                                           \
+        const int64_t pitch = cured_cpu_range_pitch(job->strided);                                 \
         const int rows_padded = pitch != length * item;                                            \
         int64_t first = task * job->units_a_task * unit;                                           \
         const int64_t last = (task + 1) * job->units_a_task * unit;                                \
         const int64_t end = last < job->n ? last : job->n;                                         \
         if (first >= end) return;                                                                  \
-        char *buffer = (char *)thread_range_buffer(range_buffer_bytes(job->strided, range));       \
+        const size_t buffer_bytes = cured_cpu_range_buffer_bytes(job->strided, range);             \
+        char *buffer = (char *)cured_cpu_range_buffer(buffer_bytes);                               \
         if (buffer == NULL) {                                                                      \
             atomic_store(job->failed, 1);                                                          \
             return;                                                                                \
@@ -510,7 +392,7 @@ typedef struct {
                 if (cut > first) count = cut - first;                                              \
             }                                                                                      \
             cured_strided_range(job->strided, first, count, buffer, pitch);                        \
-            /* Pieces within one tile and one row (padded rows are whole blocks: range_pitch). */  \
+            /* Pieces within one tile and one row (padded rows are whole blocks: the pitch). */    \
             for (int64_t at = first; at < first + count;) {                                        \
                 const int64_t tile_end = (at / tile + 1) * tile, row_end = (at / length + 1) * length; \
                 int64_t stop = tile_end < first + count ? tile_end : first + count;                \
@@ -538,191 +420,6 @@ typedef struct {
 DEFINE_TILES(float, f32)
 DEFINE_TILES(double, f64)
 
-/* ---- integer accumulators: modulo 2^64, any order ------------------------------------------- */
-
-typedef struct {
-    const char *in;
-    cured_dtype dtype;
-    int lane_bytes; /* 8: modulo 2^64 (cured_cpu_integer_rows); 1, 2, 4: wrapped_sum's lanes */
-    int64_t n, per_task;
-    uint64_t *partials;
-    const cured_strided *strided; /* in NULL: a strided input, gathered `range` elements at a time */
-    int64_t range;
-    _Atomic int *failed;
-} integer_job;
-
-/* 4- and 8-byte inputs: each row's sum, K sums a pass where the row is long: K chains of adds. One
- * chain of 64-bit vector adds waited on itself: 2^18 int64 on one thread of the build machine took
- * 73.0 to 74.1 us with one sum, 22.8 to 23.2 with eight (numpy.sum 26.6 to 27.9), int32 37.0 to
- * 37.7 -> 29.8 to 30.7 (60.4 to 61.6). Wall time, 2026-11-27 13:05 to 13:09 UTC, cured.sum(device=
- * "cpu") after _set_cpu_tiles(1, False). (1- and 2-byte inputs lost with more 64-bit chains: int8
- * 38.7 to 39.8 us with one, 52.0 to 64.4 with four to sixteen; they take SUM_ROWS_NARROW.) */
-#define SUM_ROWS_AS(IN_T, CONVERT, K)                                                              \
-    do {                                                                                           \
-        const IN_T *p = (const IN_T *)in;                                                          \
-        for (int64_t r = 0; r < rows; ++r, p += length) {                                          \
-            uint64_t sum = 0;                                                                      \
-            int64_t i = 0;                                                                         \
-            if (K > 1 && length >= 8 * K) {                                                        \
-                uint64_t sums[K] = {0};                                                            \
-                for (; i + K <= length; i += K)                                                    \
-                    for (int k = 0; k < K; ++k) sums[k] += (uint64_t)CONVERT(uint64_t, p[i + k]);  \
-                for (int k = 0; k < K; ++k) sum += sums[k];                                        \
-            }                                                                                      \
-            for (; i < length; ++i) sum += (uint64_t)CONVERT(uint64_t, p[i]);                      \
-            out[r] = sum;                                                                          \
-        }                                                                                          \
-    } while (0);
-
-#define SIGNED_VALUE(ACC_T, x) ((ACC_T)(int64_t)(x)) /* sign-extends, as C's conversion into int64 */
-
-/* 1- and 2-byte inputs: blocks of 2^16 elements summed in 32 bits, which no block overflows (2^16 x
- * 2^15 = 2^31; 2^16 x 65535 < 2^32 unsigned), each block's sum then widened into the row's, so
- * that the compiler's vector loop widens an element to 32 bits rather than 64. One thread of the
- * build machine, 2^20 elements, 2026-11-27 13:52 UTC, 64-bit sums -> 32-bit blocks (numpy.sum in
- * brackets): int8 152 -> 67 us (291), uint8 126 -> 69 (292), bool 127 -> 61 (307), int16 133 -> 73
- * (263), uint16 111 -> 73 (263); 2^16 elements 7.7 to 10.4 -> 4.3 to 5.4 us. */
-#define NARROW_BLOCK ((int64_t)1 << 16)
-#define SUM_ROWS_NARROW(IN_T, BLOCK_T, VALUE)                                                      \
-    do {                                                                                           \
-        const IN_T *p = (const IN_T *)in;                                                          \
-        for (int64_t r = 0; r < rows; ++r, p += length) {                                          \
-            uint64_t sum = 0;                                                                      \
-            for (int64_t i = 0; i < length; i += NARROW_BLOCK) {                                   \
-                const int64_t end = length - i < NARROW_BLOCK ? length : i + NARROW_BLOCK;         \
-                BLOCK_T block = 0;                                                                 \
-                for (int64_t k = i; k < end; ++k) block += (BLOCK_T)VALUE(p[k]);                   \
-                sum += (uint64_t)(int64_t)block; /* sign- or zero-extended, as BLOCK_T is */       \
-            }                                                                                      \
-            out[r] = sum;                                                                          \
-        }                                                                                          \
-    } while (0);
-#define AS_IS(x) (x)
-#define NONZERO(x) ((x) != 0)
-
-/* Built twice, for AVX2 and for the baseline (SSE2), the CPU's picked when the library loads: the
- * compiler's vector loops widen with AVX2's sign and zero extensions, which SSE2 lacks. One thread
- * of the build machine, 2^18 elements, 2026-11-27 15:41 UTC, SSE2 -> AVX2 (numpy.sum in brackets):
- * int8 18.1 -> 12.1 us (75.0), int16 20.0 -> 9.8 (68.7), int32 30.8 -> 20.4 (64.6), bool 16.7 ->
- * 12.1 (79.4), int64 24.0 -> 23.8 (25.2). */
-INTEGER_ROWS_CLONES void cured_cpu_integer_rows(cured_dtype dtype, const void *in, int64_t rows, int64_t length,
-                                                uint64_t *out) {
-    switch (dtype) {
-    case CURED_BOOL: SUM_ROWS_NARROW(uint8_t, uint32_t, NONZERO) break;
-    case CURED_INT8: SUM_ROWS_NARROW(int8_t, int32_t, AS_IS) break;
-    case CURED_INT16: SUM_ROWS_NARROW(int16_t, int32_t, AS_IS) break;
-    case CURED_INT32: SUM_ROWS_AS(int32_t, SIGNED_VALUE, 8) break;
-    case CURED_INT64: SUM_ROWS_AS(int64_t, SIGNED_VALUE, 8) break;
-    case CURED_UINT8: SUM_ROWS_NARROW(uint8_t, uint32_t, AS_IS) break;
-    case CURED_UINT16: SUM_ROWS_NARROW(uint16_t, uint32_t, AS_IS) break;
-    case CURED_UINT32: SUM_ROWS_AS(uint32_t, CONVERT_VALUE, 8) break;
-    case CURED_UINT64: SUM_ROWS_AS(uint64_t, CONVERT_VALUE, 8) break;
-    default: break; /* floating inputs never reach an integer accumulator */
-    }
-}
-
-/* Sums into a result of 1, 2 or 4 bytes (dtype=int8 to uint32): NumPy adds in the result's dtype,
- * wrapping, which is the sum modulo 2^64 wrapped; lanes of the result's width hold two to eight
- * times as many elements a vector as 64-bit ones, and need no blocks (a lane never overflows, it
- * wraps as the result does). Each element is cast to the lane as NumPy casts it to the result
- * (sign- or zero-extended). 128 bytes of lanes, four AVX2 chains: with one,
- * the loop's speed hung on where the compiler placed it (2^17 int16 on one thread of the build
- * machine 5.6 us, uint16 3.5, the two loops alike but for their address). */
-#define SUM_WRAPPED(IN_T, LANE_T, VALUE)                                                           \
-    do {                                                                                           \
-        enum { LANES = 128 / sizeof(LANE_T) };                                                     \
-        const IN_T *p = (const IN_T *)in;                                                          \
-        LANE_T lanes[LANES] = {0}, sum = 0;                                                        \
-        int64_t i = 0;                                                                             \
-        for (; i + LANES <= n; i += LANES)                                                         \
-            for (int k = 0; k < LANES; ++k) lanes[k] += (LANE_T)VALUE(p[i + k]);                   \
-        for (int k = 0; k < LANES; ++k) sum += lanes[k];                                           \
-        for (; i < n; ++i) sum += (LANE_T)VALUE(p[i]);                                             \
-        return (uint64_t)sum;                                                                      \
-    } while (0)
-/* The inputs no wider than lanes of 1, 2 and 4 bytes. */
-#define INPUTS_UP_TO_1(LANE_T)                                                                     \
-    case CURED_BOOL: SUM_WRAPPED(uint8_t, LANE_T, NONZERO);                                        \
-    case CURED_INT8: SUM_WRAPPED(int8_t, LANE_T, AS_IS);                                           \
-    case CURED_UINT8: SUM_WRAPPED(uint8_t, LANE_T, AS_IS);
-#define INPUTS_UP_TO_2(LANE_T)                                                                     \
-    INPUTS_UP_TO_1(LANE_T)                                                                         \
-    case CURED_INT16: SUM_WRAPPED(int16_t, LANE_T, AS_IS);                                         \
-    case CURED_UINT16: SUM_WRAPPED(uint16_t, LANE_T, AS_IS);
-#define INPUTS_UP_TO_4(LANE_T)                                                                     \
-    INPUTS_UP_TO_2(LANE_T)                                                                         \
-    case CURED_INT32: SUM_WRAPPED(int32_t, LANE_T, AS_IS);                                         \
-    case CURED_UINT32: SUM_WRAPPED(uint32_t, LANE_T, AS_IS);
-
-/* Lanes of `lane_bytes` (1, 2 or 4) for inputs no wider (cured_cpu_wrapped_sum); 0 for others. */
-INTEGER_ROWS_CLONES static uint64_t wrapped_sum(cured_dtype dtype, int lane_bytes, const void *in, int64_t n) {
-    switch (lane_bytes) {
-    case 1: switch (dtype) { INPUTS_UP_TO_1(uint8_t) default: return 0; }
-    case 2: switch (dtype) { INPUTS_UP_TO_2(uint16_t) default: return 0; }
-    default: switch (dtype) { INPUTS_UP_TO_4(uint32_t) default: return 0; }
-    }
-}
-
-/* The sum of `count` elements at `at`, as the job's lanes wrap. */
-static uint64_t integer_piece(const integer_job *job, const char *at, int64_t count) {
-    uint64_t sum;
-    if (job->lane_bytes != 8) return wrapped_sum(job->dtype, job->lane_bytes, at, count);
-    cured_cpu_integer_rows(job->dtype, at, 1, count, &sum);
-    return sum;
-}
-
-static void integer_task(void *context, int64_t task) {
-    const integer_job *job = (const integer_job *)context;
-    const int64_t first = task * job->per_task, item = cured_dtype_size(job->dtype);
-    const int64_t count = job->n - first < job->per_task ? job->n - first : job->per_task;
-    job->partials[task] = 0;
-    if (count <= 0) return;
-    if (job->strided == NULL) {
-        job->partials[task] = integer_piece(job, job->in + (size_t)(first * item), count);
-        return;
-    }
-    char *buffer = (char *)thread_range_buffer(range_buffer_bytes(job->strided, job->range));
-    if (buffer == NULL) {
-        atomic_store(job->failed, 1);
-        return;
-    }
-    uint64_t sum = 0;
-    for (int64_t done = 0; done < count; done += job->range) {
-        const int64_t piece = count - done < job->range ? count - done : job->range;
-        cured_strided_range(job->strided, first + done, piece, buffer, range_pitch(job->strided));
-        sum += integer_piece(job, buffer, piece); /* modulo 2^64, whose low bits are the lanes' */
-    }
-    job->partials[task] = sum;
-}
-
-#define MAX_INTEGER_TASKS 256
-
-/* The integers' sum modulo 2^(8 * lane_bytes) into *sum, of contiguous `in` or (in NULL) of
- * `strided`, on `threads` of the pool. Returns 0, or -1 when memory could not be had. */
-static int integer_sum(cured_dtype dtype, int lane_bytes, const void *in, const cured_strided *strided, int64_t n,
-                       int threads, uint64_t *sum) {
-    uint64_t partials[MAX_INTEGER_TASKS];
-    _Atomic int failed = 0;
-    const int64_t tasks = tasks_for(threads, MAX_INTEGER_TASKS);
-    integer_job job = {(const char *)in, dtype, lane_bytes, n, ceil_div(n, tasks), partials, strided, 0, &failed};
-    if (strided != NULL) job.range = strided_range(strided, 1, cured_dtype_size(dtype));
-    cured_pool_run(tasks, threads, integer_task, &job);
-    *sum = 0;
-    for (int64_t k = 0; k < tasks; ++k) *sum += partials[k];
-    return failed ? -1 : 0;
-}
-
-int cured_cpu_wrapped_sum(cured_dtype dtype, int result_bytes, const void *in, const cured_strided *strided, int64_t n,
-                          uint64_t *sum) {
-    const int item = cured_dtype_size(dtype);
-    /* An input wider than the result: keeping each element's low bits in lanes cost more than the
-     * 64-bit sum (2^18 int64 into int32 on one thread of the build machine 34.4 us, 22.4). */
-    if (item > result_bytes)
-        return integer_sum(dtype, 8, in, strided, n, cured_cpu_threads_for(cured_cpu_work_bytes(n, item)), sum);
-    /* A thread's time goes by the lanes' bytes: an int8 summed into 32-bit lanes costs as an int32. */
-    return integer_sum(dtype, result_bytes, in, strided, n, cured_cpu_threads_for(n * result_bytes), sum);
-}
-
 /* ---- the sum ----------------------------------------------------------------------------------- */
 
 /* V9's float sum, of contiguous `in` or (in NULL) of `strided`, on `threads` threads. */
@@ -736,17 +433,17 @@ static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, con
     _Atomic int failed = 0;
     /* A strided input's blocks are read from a gathered range, which the cache holds. */
     const int cached = strided != NULL || n * item / threads <= CACHED_BYTES_A_THREAD;
-    tiles_job job = {in, dtype, n, t, (plain_setting ? plain : fast)[dtype][is_double], partials, 0,
+    tiles_job job = {in, dtype, n, t, (cured_cpu_plain() ? plain : fast)[dtype][is_double], partials, 0,
                      cached ? BLOCKS_AT_ONCE : 1, strided, 0, 0, &failed};
     int64_t tasks;
     if (strided == NULL) {
-        tasks = tasks_for(threads, t.tiles);
-        job.tiles_a_task = ceil_div(t.tiles, tasks);
+        tasks = cured_cpu_tasks_for(threads, t.tiles);
+        job.tiles_a_task = cured_ceil_div(t.tiles, tasks);
     } else {
-        job.range = strided_range(strided, (int64_t)THREADS * t.vector, item);
-        const int64_t units = ceil_div(n, job.range > t.tile ? job.range : t.tile);
-        job.units_a_task = ceil_div(units, tasks_for(threads, units));
-        tasks = ceil_div(units, job.units_a_task);
+        job.range = cured_cpu_strided_range(strided, (int64_t)THREADS * t.vector, VECTORS, item);
+        const int64_t units = cured_ceil_div(n, job.range > t.tile ? job.range : t.tile);
+        job.units_a_task = cured_ceil_div(units, cured_cpu_tasks_for(threads, units));
+        tasks = cured_ceil_div(units, job.units_a_task);
     }
     cured_pool_run(tasks, threads,
                    strided != NULL ? (is_double ? strided_task_f64 : strided_task_f32)
@@ -782,7 +479,7 @@ static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_
     if (n == 0) return 0;
     if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {
         uint64_t sum;
-        const int failed = integer_sum(dtype, 8, in, strided, n, threads, &sum);
+        const int failed = cured_cpu_integer_sum(dtype, 8, in, strided, n, threads, &sum);
         memcpy(result, &sum, sizeof sum);
         return failed;
     }

@@ -121,6 +121,9 @@ typedef struct {
     int64_t tiles;    /* tiles over n elements (at least 1) */
 } cured_tiles;
 
+/* a / b rounded up, for positive a and b. */
+static inline int64_t cured_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 static inline cured_tiles cured_tiles_of(int threads, int per_thread, int item_size, int64_t n) {
     cured_tiles t;
     t.vector = CURED_VECTOR_BYTES / item_size;
@@ -417,7 +420,7 @@ struct cured_strided {
 
 /* Whether the rows a tiled array's ranges hold are multiples of 4 KiB, whose starts all fall in one
  * set of the L1 cache: rows written a few elements at a time across a line's worth of rows evict
- * each other unless a line pads them (cpu_tiles.c's range buffers), which a GPU's staging buffer
+ * each other unless a line pads them (cpu_work.c's range buffers), which a GPU's staging buffer
  * cannot (staged.c, module_sum.c's strided_view). */
 static inline int cured_strided_rows_alias(const cured_strided *s) {
     return s->tiled && s->shape[s->ndim - 1] * s->item % 4096 == 0;
@@ -514,7 +517,7 @@ int cured_cpu_tiles_sum_strided(const cured_version *v, cured_dtype in_dtype, cu
  * of threads. */
 void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes);
 
-/* The threads a CPU sum over `bytes` of input takes (cpu_tiles.c): 1 below 2 MiB (waking the pool
+/* The threads a CPU sum over `bytes` of input takes (cpu_work.c): 1 below 2 MiB (waking the pool
  * costs more), then one a 256 KiB up to the CPUs, or what cured_set_cpu_tiles forced. */
 int cured_cpu_threads_for(int64_t bytes);
 
@@ -528,13 +531,21 @@ int cured_cpu_threads_for(int64_t bytes);
 static inline int64_t cured_cpu_work_bytes(int64_t elements, int item) { return elements * (item < 4 ? 4 : item); }
 
 /* `rows` consecutive rows of `length` integer or bool elements of `dtype` at `in`, each row's sum
- * modulo 2^64 (every order's bits: the integer accumulators' order is free) into out[r]. */
+ * modulo 2^64 (every order's bits: the integer accumulators' order is free) into out[r]
+ * (cpu_integers.c). */
 void cured_cpu_integer_rows(cured_dtype dtype, const void *in, int64_t rows, int64_t length, uint64_t *out);
+
+/* The sum of `n` integer or bool elements of `dtype` at `in` (or, with `in` NULL, of the strided
+ * host array `strided`) modulo 2^(8 * lane_bytes) (8: modulo 2^64, an integer accumulator's sum; 1,
+ * 2 or 4: cured_cpu_wrapped_sum's lanes) into *sum, on `threads` of the pool (cpu_integers.c).
+ * Returns 0, or -1 when memory could not be had (a strided input's buffers). */
+int cured_cpu_integer_sum(cured_dtype dtype, int lane_bytes, const void *in, const cured_strided *strided, int64_t n,
+                          int threads, uint64_t *sum);
 
 /* The sum of `n` integer or bool elements of `dtype` at `in` (or, with `in` NULL, of the strided
  * host array `strided`) modulo 2^(8 * result_bytes), for a result of 1, 2 or 4 bytes (dtype=int8 to
  * uint32, which NumPy sums in, wrapping), in lanes of that width on the pool's threads
- * (cpu_tiles.c), into *sum, of which only the low 8 * result_bytes bits count. Returns 0, or -1
+ * (cpu_integers.c), into *sum, of which only the low 8 * result_bytes bits count. Returns 0, or -1
  * when memory could not be had (a strided input's buffers). */
 int cured_cpu_wrapped_sum(cured_dtype dtype, int result_bytes, const void *in, const cured_strided *strided, int64_t n,
                           uint64_t *sum);

@@ -61,8 +61,6 @@ static inline void cured_lanes_fail(cured_lanes_failure *f, cured_cuda_status st
 #define CURED_ALIGN ((size_t)256)
 static inline size_t cured_align_up(size_t bytes) { return (bytes + CURED_ALIGN - 1) / CURED_ALIGN * CURED_ALIGN; }
 
-static inline int64_t cured_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /* The misalignment cured_set_test_launch asked for, in bytes (0 to 15). */
 int cured_test_misalign(void);
 

@@ -1,5 +1,6 @@
-/* pool.h: host threads kept for the life of the process, which the CPU sum (cpu_tiles.c) and the
- * GPU path's staging lanes (staged.c) share, so that no call starts a thread. */
+/* pool.h: host threads kept for the life of the process, which the CPU sums (cpu_tiles.c,
+ * cpu_integers.c, cpu_axis.c) and the GPU path's staging lanes (staged.c) share, so that no call
+ * starts a thread. */
 #ifndef CURED_POOL_H
 #define CURED_POOL_H
 
