@@ -278,7 +278,11 @@ int enter_device(PyObject *module, int device, int *previous, const char *what) 
 int leave_device(PyObject *module, int device, int previous, int failed) {
     if (previous < 0 || previous == device) return failed;
     const cudaError_t err = cudaSetDevice(previous);
-    if (err == cudaSuccess || failed < 0) return failed;
+    if (err == cudaSuccess) return failed;
+    if (failed < 0) {
+        (void)cudaGetLastError(); /* the error already raised stands; take this one out, as raise_cuda does */
+        return failed;
+    }
     raise_cuda(module, (cured_cuda_status){err, "cudaSetDevice (back to the caller's device)"});
     return -1;
 }
