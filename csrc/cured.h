@@ -360,6 +360,27 @@ typedef struct {
 void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes);
 void cured_get_staging(cured_staging *setting);
 
+/* For probes (scripts/probes/staging_trace.py; staged_trace.c): while the trace is on, each host-path
+ * sum with timing asked for records its first CURED_TRACE_CHUNKS chunks, one row each, and three
+ * moments of the caller's; seconds on the host's clock from the sum's first event, and `copied` on
+ * the GPU's from that event (the two agree within a launch's latency). */
+#define CURED_TRACE_CHUNKS 4096
+typedef struct {
+    int lane;                            /* that took it */
+    int64_t chunk, bytes;
+    double took, waited, staged, queued; /* taken; waited for a free staging buffer (a duration);
+                                            copied into it; its GPU copy queued */
+    double copied;                       /* its GPU copy ended */
+} cured_trace_row;
+enum { CURED_TRACE_LANES_START, CURED_TRACE_LANES_END, CURED_TRACE_WAITED, CURED_TRACE_MOMENTS };
+typedef struct {
+    double at[CURED_TRACE_MOMENTS]; /* the lanes set to work; all of them done queueing; the wait for the GPU over */
+} cured_trace_times;
+void cured_set_staging_trace(int on);
+/* The last traced sum's rows into `rows` (room for CURED_TRACE_CHUNKS), its moments into *times; the
+ * number of rows (0 where none, or the sum failed). */
+int64_t cured_staging_trace(cured_trace_row *rows, cured_trace_times *times);
+
 /* fetch_min_bytes' default. scripts/probes/axis_results_fetch.py (two H100 hosts, 2026-11-27 02:16
  * and 02:41 UTC, wall time of cured.sum along axis 1, rows of 4 float32, in turns): results of 256
  * KiB 0.166 and 0.167 ms through the lanes against 0.148 and 0.119 by one copy, 1 MiB 0.253 and

@@ -85,4 +85,19 @@ cured_cuda_status cured_lane_keep(int lane, int device, size_t bytes, cured_lane
  * (cudaStreamWaitEvent); under cured_staging_lock(1). */
 cudaError_t cured_lanes_ready_event(int device, cudaEvent_t *event);
 
+/* The trace of one host-path sum (staged_trace.c), under cured_staging_lock(1). cured_trace_open:
+ * *traced says whether this sum is traced; if so, makes an event for each of its first `chunks`
+ * (up to CURED_TRACE_CHUNKS). cured_trace_start: the host clock's zero, just after the sum's first
+ * event is queued; cured_trace_clock: seconds since. cured_trace_chunk: a lane's row, and an event
+ * queued on `stream` after the chunk's copy. cured_trace_close: after the sum's streams are waited
+ * for, reads the events against `first` unless `status` failed, destroys them either way; returns
+ * `status` or its own failure. */
+cured_cuda_status cured_trace_open(int64_t chunks, int *traced);
+void cured_trace_start(void);
+double cured_trace_clock(void);
+cudaError_t cured_trace_chunk(int lane, int64_t chunk, int64_t bytes, double took, double waited, double staged,
+                              cudaStream_t stream);
+void cured_trace_mark(int moment);
+cured_cuda_status cured_trace_close(cudaEvent_t first, cured_cuda_status status);
+
 #endif

@@ -1,5 +1,5 @@
 /* module_hooks.c: settings for tests and tuning (forced grids and misalignment, launch paths,
- * shared memory and bandwidth as another GPU's, the CPU sum's threads, the host path's staging),
+ * shared memory and bandwidth as another GPU's, the CPU sum's threads, the host path's staging and its trace),
  * failure injection and what is alive, the scalar order model, and the C-order copy. */
 #include "module.h"
 
@@ -174,6 +174,39 @@ static PyObject *py_chunk_spans(PyObject *module, PyObject *args) {
     return spans;
 }
 
+static PyObject *py_set_staging_trace(PyObject *module, PyObject *args) {
+    int on;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "p:_set_staging_trace", &on)) return NULL;
+    cured_set_staging_trace(on);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_staging_trace(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    cured_trace_row *rows = PyMem_Malloc(CURED_TRACE_CHUNKS * sizeof *rows);
+    if (rows == NULL) return PyErr_NoMemory();
+    cured_trace_times times;
+    int64_t count;
+    Py_BEGIN_ALLOW_THREADS /* the staging lock may be held by a sum in flight */
+    count = cured_staging_trace(rows, &times);
+    Py_END_ALLOW_THREADS
+    PyObject *list = PyList_New(0);
+    for (int64_t k = 0; list != NULL && k < count; ++k) {
+        const cured_trace_row *r = &rows[k];
+        PyObject *row = Py_BuildValue("{s:i,s:L,s:L,s:d,s:d,s:d,s:d,s:d}", "lane", r->lane, "chunk", (long long)r->chunk,
+                                      "bytes", (long long)r->bytes, "took", r->took, "waited", r->waited, "staged",
+                                      r->staged, "queued", r->queued, "copied", r->copied);
+        if (row == NULL || PyList_Append(list, row) < 0) Py_CLEAR(list);
+        Py_XDECREF(row);
+    }
+    PyMem_Free(rows);
+    if (list == NULL) return NULL;
+    return Py_BuildValue("{s:N,s:d,s:d,s:d}", "chunks", list, "lanes_start", times.at[CURED_TRACE_LANES_START],
+                         "lanes_end", times.at[CURED_TRACE_LANES_END], "waited", times.at[CURED_TRACE_WAITED]);
+}
+
 PyMethodDef module_hooks_methods[] = {
     {"_set_test_launch", py_set_test_launch, METH_VARARGS,
      "_set_test_launch(blocks, misalign)\n--\n\nFor tests: force the grid of tiled kernels (0: from the "
@@ -217,6 +250,14 @@ PyMethodDef module_hooks_methods[] = {
      "path's lanes (threads, each with its own stream and staging buffers) and chunk size in bytes; with `ramp` the "
      "first chunks grow, one a lane; results along axes of fetch_min_bytes or more come back through the lanes. 0 "
      "restores each default."},
+    {"_set_staging_trace", py_set_staging_trace, METH_VARARGS,
+     "_set_staging_trace(on)\n--\n\nFor probes: while on, each host-path sum with timing=True records its chunks "
+     "(cured.h, cured_trace_row), which _staging_trace() returns."},
+    {"_staging_trace", py_staging_trace, METH_NOARGS,
+     "_staging_trace()\n--\n\nFor probes: the last traced host-path sum, {'chunks': [{'lane', 'chunk', 'bytes', "
+     "'took', 'waited', 'staged', 'queued', 'copied'}, ...], 'lanes_start', 'lanes_end', 'waited'}: seconds from its "
+     "first event, on the host's clock ('waited' of a chunk: a duration) and, for 'copied', the GPU's; no chunks "
+     "where none was traced or the sum failed."},
     {"staging", py_staging, METH_NOARGS,
      "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes', 'ramp', 'fetch_min_bytes'} (chunks "
      "are rounded to whole blocks or tiles of the version)."},

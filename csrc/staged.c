@@ -22,7 +22,8 @@
  * (pool.h), their streams come from the stream pool, and their pinned staging buffers (pinning costs
  * about 3 ms for 8 MiB) and events are allocated on first use and kept for the life of the process,
  * like the device memory pool; one host-path sum at a time uses them (the bus is the limit anyway),
- * or fetch.c, which brings many results back to the host through them. */
+ * or fetch.c, which brings many results back to the host through them. A probe may trace a sum's
+ * chunks (staged_trace.c). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -200,6 +201,7 @@ typedef struct staged_sum staged_sum;
 
 typedef struct {
     staged_sum *sum;
+    int index;
     cudaStream_t stream;
     cured_lane_kept kept;     /* its pinned staging buffers and events (kept[k]) */
     char *device[2];          /* device buffers for its chunks (unused in whole mode) */
@@ -217,7 +219,7 @@ struct staged_sum {
     int whole;                /* CUB: chunks are copied into one device buffer, `whole` */
     char *whole_input;
     void *out, *workspace;
-    int timing;
+    int timing, traced;       /* traced: staged_trace.c records each chunk */
     _Atomic int64_t next_chunk;
     cured_lanes_failure failure; /* the first failure of any lane */
 };
@@ -232,19 +234,25 @@ static void run_lane(lane *l) {
     for (int turn = 0; !sum->failure.failed; ++turn) {
         const int64_t k = atomic_fetch_add(&sum->next_chunk, 1);
         if (k >= sum->chunks.chunks) break;
+        const double took = cured_trace_clock();
         const int b = turn % 2;
         int64_t first, count;
         cured_chunk_span(&sum->chunks, k, &first, &count);
         const size_t offset = (size_t)first * sum->item, bytes = (size_t)count * sum->item;
         if (turn >= 2) CURED_TRY("cudaEventSynchronize", cudaEventSynchronize(l->kept.copied[b]));
+        const double waited = cured_trace_clock() - took;
         if (sum->strided != NULL)
             cured_strided_range(sum->strided, first, count, l->kept.host[b],
                                 sum->strided->shape[sum->strided->ndim - 1] * (int64_t)sum->item);
         else
             memcpy(l->kept.host[b], sum->in + offset, bytes);
+        const double staged = cured_trace_clock();
         char *const dst = sum->whole ? sum->whole_input + offset : l->device[b];
         CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(dst, l->kept.host[b], bytes, cudaMemcpyHostToDevice, l->stream));
         CURED_TRY("cudaEventRecord", cudaEventRecord(l->kept.copied[b], l->stream));
+        if (sum->traced)
+            CURED_TRY("cudaEventRecord (trace)",
+                      cured_trace_chunk(l->index, k, (int64_t)bytes, took, waited, staged, l->stream));
         if (sum->timing) CURED_TRY("cudaEventRecord", cudaEventRecord(l->kept.last_copy, l->stream));
         if (!sum->whole)
             CURED_TRY_STEP(cured_plan_run_part(plan, dst, first, count, sum->out, sum->workspace, l->scratch, l->stream));
@@ -309,9 +317,11 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
 
     pthread_mutex_lock(&staging_lock);
     CURED_TRY("cudaGetDevice", cudaGetDevice(&sum.device));
+    if (timing != NULL) CURED_TRY_STEP(cured_trace_open(chunks, &sum.traced));
     for (int w = 0; w < lanes; ++w) {
         lane *l = &lane_of[w];
         l->sum = &sum;
+        l->index = w;
         CURED_TRY("cudaStreamCreate", cured_stream_take(&l->stream));
         CURED_TRY_STEP(cured_lane_keep(w, sum.device, chunks > 0 ? chunk_bytes : 0, &l->kept));
     }
@@ -323,6 +333,7 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
     const size_t lane_bytes = 2 * slot_bytes + scratch_bytes;
     const size_t input_bytes = sum.whole ? cured_align_up((size_t)plan->n * item) : (size_t)lanes * lane_bytes;
     if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(timing_events[0], stream));
+    if (sum.traced) cured_trace_start();
     const size_t out_bytes = cured_align_up(result_bytes);
     CURED_TRY("cudaMallocAsync", cudaMallocAsync((void **)&mem, out_bytes + plan->workspace_bytes + input_bytes, stream));
     sum.out = mem;
@@ -341,7 +352,9 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
 
     /* The lanes run on the pool's threads and this one; a lane that starts late finds the chunks
      * taken, and one that cannot have a thread runs after the others here. */
+    if (sum.traced) cured_trace_mark(CURED_TRACE_LANES_START);
     cured_pool_run(lanes, lanes, lane_task, lane_of);
+    if (sum.traced) cured_trace_mark(CURED_TRACE_LANES_END);
     CURED_TRY_STEP(sum.failure.status);
 
     /* The finish waits for every lane's last reduction (or, for CUB, copy). */
@@ -364,6 +377,10 @@ done:
     if (mem != NULL) {
         cured_keep_first(&status, cudaFreeAsync(mem, stream), "cudaFreeAsync");
         cured_keep_first(&status, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    }
+    if (sum.traced) {
+        cured_trace_mark(CURED_TRACE_WAITED);
+        status = cured_trace_close(timing_events[0], status);
     }
     if (timing != NULL && status.code == cudaSuccess) {
         /* h2d: from the start to the end of the last lane's last copy; the rest, as cured.h says. */

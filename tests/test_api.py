@@ -2,6 +2,7 @@
 These run everywhere (CI has no GPU) through the CPU order model, which shares all of the argument
 handling with the GPU path."""
 import importlib.metadata
+import subprocess
 import sys
 import tracemalloc
 from pathlib import Path
@@ -247,6 +248,15 @@ def test_staging_settings():
     for bad in [(-1, 0), (0, -1), (0, 0, True, -1)]:
         with pytest.raises(ValueError, match=">= 0"):
             cured._cured._set_staging(*bad)
+
+
+def test_staging_trace_is_empty_until_a_traced_sum():
+    """The probes' trace of a host-path sum (staged_trace.c): in a fresh process, before any sum
+    was traced, no chunks and every moment 0; _set_staging_trace switches it without a GPU."""
+    code = ("import cured; cured._cured._set_staging_trace(True); cured._cured._set_staging_trace(False); "
+            "print(cured._cured._staging_trace())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "{'chunks': [], 'lanes_start': 0.0, 'lanes_end': 0.0, 'waited': 0.0}"
 
 
 def test_host_chunks_ramp_up_then_keep_their_size(seed):

@@ -225,6 +225,15 @@ def paths():
         finally:
             cured._cured._set_staging(0, 0)
 
+    def traced():  # the probes' trace of each chunk (staged_trace.c), whose events each sum makes and destroys
+        cured._cured._set_staging(3, 64 << 10)
+        cured._cured._set_staging_trace(True)
+        try:
+            return cured.sum(rng_x, device="gpu", timing=True).value
+        finally:
+            cured._cured._set_staging_trace(False)
+            cured._cured._set_staging(0, 0)
+
     def staged(lanes, **kw):
         def call():
             cured._cured._set_staging(lanes, 64 << 10)
@@ -240,6 +249,7 @@ def paths():
         "host V0 (passes, scratch)": staged(2, version=0),
         "host CUB": staged(2, version="cub"),
         "host timing=True": lambda: cured.sum(rng_x, device="gpu", timing=True).value,
+        "host timing=True, traced": traced,
         "device": lambda: cured.sum(d),
         "device strided": lambda: cured.sum(d[::2]),
         "device out=": lambda: cured.sum(d, out=out).get()[()],

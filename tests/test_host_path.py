@@ -131,6 +131,38 @@ def test_timing_of_host_input(seed):
     assert timing.total_s >= timing.h2d_s + timing.d2h_s
 
 
+def test_the_trace_of_a_host_sum_has_each_chunk_once(seed, staging):
+    """The probes' trace (staged_trace.c): a row for every chunk, taken once by one of the lanes, the
+    bytes adding up to the input's, each row's host moments in order, every chunk's GPU copy ended
+    after the sum's first event; the sum's bits unchanged; a sum without timing=True leaves the
+    last trace; the trace's events are gone after it."""
+    x = random_array(seed, np.dtype("float32"), 3 * 2**20 + 5)
+    staging(3, 1 << 20)
+    expected = cured.sum(x, device="cpu")
+    events = cured._cured._fault_state()["events"]
+    cured._cured._set_staging_trace(True)
+    try:
+        value, _ = cured.sum(x, device="gpu", timing=True)
+        trace = cured._cured._staging_trace()
+        assert same_bits(cured.sum(x[:-5], device="gpu"), cured.sum(x[:-5], device="cpu"))
+        assert cured._cured._staging_trace() == trace
+    finally:
+        cured._cured._set_staging_trace(False)
+    assert same_bits(value, expected)
+    assert cured._cured._fault_state()["events"] == events
+    rows = trace["chunks"]
+    spans = cured._cured._chunk_spans(x.size, chunk_elements(9, "float32", x.size, 1 << 20),
+                                      unit_of(9, "float32", x.size), 3, True)
+    assert [r["chunk"] for r in rows] == list(range(len(spans)))
+    assert [r["bytes"] for r in rows] == [count * 4 for _, count in spans]
+    assert {r["lane"] for r in rows} <= {0, 1, 2}
+    for r in rows:
+        assert 0 <= r["took"] <= r["staged"] <= r["queued"] <= trace["lanes_end"], r
+        assert 0 <= r["waited"] <= r["staged"] - r["took"] and r["copied"] > 0, r
+    assert 0 <= trace["lanes_start"] <= min(r["took"] for r in rows)
+    assert trace["lanes_end"] <= trace["waited"]
+
+
 def test_auto_picks_the_cpu_where_it_is_faster(seed):
     """device="auto": V9 on the CPU up to 64 MiB, and beyond where the process may use 8 CPUs or
     more (faster there than the copy; the same bits), else on the GPU; other versions on the GPU;

@@ -1,0 +1,94 @@
+/* staged_trace.c: for probes, what each chunk of one host-path sum did and when (staged.c).
+ *
+ * The host path's wall time is a pipeline's: lanes copy chunks into pinned buffers (host memory to
+ * host memory), then queue each chunk's copy to the GPU. How long the bus waits for its first bytes,
+ * and whether it waits again later, cannot be read off the call's total; so while the trace is on
+ * (cured_set_staging_trace), a sum with timing asked for records for each chunk the lane that took
+ * it, when on the host it took it, how long it waited for a free staging buffer, when its host copy
+ * ended and when its GPU copy was queued, and, from an event after that copy, when the copy ended on
+ * the GPU's clock. The host clock starts when the sum's first event is queued, the GPU's at that
+ * event, on an idle stream: the two agree within the launch latency (microseconds). The events are
+ * made for the traced sum and destroyed after it, outside its timed span, so the trace adds to the
+ * timed work one clock read and one event record a chunk (the lanes read the clock three times a
+ * chunk, traced or not: tens of nanoseconds, where a 4 MiB chunk's host copy takes hundreds of
+ * microseconds). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_internal.h"
+
+static _Atomic int trace_setting = 0;
+
+/* The last traced sum's, under the staging lock. */
+static cured_trace_row rows[CURED_TRACE_CHUNKS];
+static cudaEvent_t copied[CURED_TRACE_CHUNKS];
+static cured_trace_times times;
+static int64_t traced_rows, start_ns;
+
+void cured_set_staging_trace(int on) { trace_setting = on != 0; }
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+cured_cuda_status cured_trace_open(int64_t chunks, int *traced) {
+    cured_cuda_status status = cured_ok;
+    *traced = trace_setting;
+    if (!*traced) return status;
+    traced_rows = chunks < CURED_TRACE_CHUNKS ? chunks : CURED_TRACE_CHUNKS;
+    memset(rows, 0, sizeof rows);
+    memset(&times, 0, sizeof times);
+    for (int64_t k = 0; k < traced_rows; ++k) {
+        rows[k].lane = -1; /* not taken (a failed sum) */
+        CURED_TRY("cudaEventCreate (trace)", cudaEventCreate(&copied[k]));
+    }
+done:
+    return status;
+}
+
+void cured_trace_start(void) { start_ns = now_ns(); }
+
+double cured_trace_clock(void) { return (double)(now_ns() - start_ns) * 1e-9; }
+
+cudaError_t cured_trace_chunk(int lane, int64_t chunk, int64_t bytes, double took, double waited, double staged,
+                              cudaStream_t stream) {
+    if (chunk >= traced_rows) return cudaSuccess;
+    cured_trace_row *const row = &rows[chunk];
+    row->lane = lane;
+    row->chunk = chunk;
+    row->bytes = bytes;
+    row->took = took;
+    row->waited = waited;
+    row->staged = staged;
+    row->queued = cured_trace_clock();
+    return cudaEventRecord(copied[chunk], stream);
+}
+
+void cured_trace_mark(int moment) { times.at[moment] = cured_trace_clock(); }
+
+cured_cuda_status cured_trace_close(cudaEvent_t first, cured_cuda_status status) {
+    for (int64_t k = 0; k < traced_rows; ++k) {
+        if (status.code == cudaSuccess && rows[k].lane >= 0) {
+            float ms;
+            cured_keep_first(&status, cudaEventElapsedTime(&ms, first, copied[k]), "cudaEventElapsedTime (trace)");
+            rows[k].copied = ms * 1e-3;
+        }
+        if (copied[k] != NULL) cured_keep_first(&status, cudaEventDestroy(copied[k]), "cudaEventDestroy (trace)");
+        copied[k] = NULL;
+    }
+    if (status.code != cudaSuccess) traced_rows = 0;
+    return status;
+}
+
+int64_t cured_staging_trace(cured_trace_row *out, cured_trace_times *when) {
+    cured_staging_lock(1);
+    const int64_t count = traced_rows;
+    memcpy(out, rows, (size_t)count * sizeof *out);
+    *when = times;
+    cured_staging_lock(0);
+    return count;
+}
