@@ -351,14 +351,24 @@ cured_cuda_status cured_fetch_results(void *host, const void *device, size_t byt
 /* The host-path settings: `lanes` host threads (each with its own stream and two staging buffers)
  * and chunks of about `chunk_bytes`; `ramp` (the default) lets the first chunks grow, one a lane,
  * where the input is short (cured_chunks_make); results of `fetch_min_bytes` or more come back
- * through the lanes (cured_fetch_results). 0 restores a default. For tests and tuning. */
+ * through the lanes (cured_fetch_results); with `direct`, the first stage of the reduction reads
+ * each chunk in its pinned staging buffer over the bus, where without it the copy engine first
+ * copies the chunk into device memory (CUB's chunks are always copied). 0 restores a default
+ * (direct: -1). For tests and tuning. */
 #define CURED_MAX_LANES 32
 typedef struct {
-    int lanes, ramp;
+    int lanes, ramp, direct;
     int64_t chunk_bytes, fetch_min_bytes;
 } cured_staging;
-void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes);
+void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes, int direct);
 void cured_get_staging(cured_staging *setting);
+
+/* direct's default. scripts/probes/staging_dma.cu (H200 host, 2026-11-28 04:57 UTC): lanes whose
+ * first stage reads their pinned buffers moved 256 MiB at 44.9 to 48.2 GB/s where the same lanes
+ * copying into device memory first moved 34.8 to 37.8 (one pinned copy: 54.8): the copy engine
+ * and the lanes' host copies share the host's memory, and the copies' GB/s fell from 52.6 to 40.8
+ * beside ten threads copying on the host. */
+#define CURED_DIRECT_DEFAULT 1
 
 /* For probes (scripts/probes/staging_trace.py; staged_trace.c): while the trace is on, each host-path
  * sum with timing asked for records its first CURED_TRACE_CHUNKS chunks, one row each, and three

@@ -131,15 +131,21 @@ static PyObject *py_fault_state(PyObject *module, PyObject *unused) {
                          (long long)cured_live.device, "pool_threads", cured_pool_threads());
 }
 
-static PyObject *py_set_staging(PyObject *module, PyObject *args) {
+static PyObject *py_set_staging(PyObject *module, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"lanes", "chunk_bytes", "ramp", "fetch_min_bytes", "direct", NULL};
     int lanes, ramp = 1;
     long long chunk_bytes, fetch_min_bytes = 0;
+    PyObject *direct_obj = Py_None;
     (void)module;
-    if (!PyArg_ParseTuple(args, "iL|pL:_set_staging", &lanes, &chunk_bytes, &ramp, &fetch_min_bytes)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iL|pLO:_set_staging", keywords, &lanes, &chunk_bytes, &ramp,
+                                     &fetch_min_bytes, &direct_obj))
+        return NULL;
     if (lanes < 0 || chunk_bytes < 0 || fetch_min_bytes < 0)
         return PyErr_Format(PyExc_ValueError,
                             "_set_staging: lanes, chunk_bytes and fetch_min_bytes must be >= 0 (0: the default)");
-    cured_set_staging(lanes, chunk_bytes, ramp, fetch_min_bytes);
+    const int direct = direct_obj == Py_None ? -1 : PyObject_IsTrue(direct_obj);
+    if (direct_obj != Py_None && direct < 0) return NULL;
+    cured_set_staging(lanes, chunk_bytes, ramp, fetch_min_bytes, direct);
     Py_RETURN_NONE;
 }
 
@@ -148,8 +154,9 @@ static PyObject *py_staging(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
     cured_get_staging(&s);
-    return Py_BuildValue("{s:i,s:L,s:O,s:L}", "lanes", s.lanes, "chunk_bytes", (long long)s.chunk_bytes, "ramp",
-                         s.ramp ? Py_True : Py_False, "fetch_min_bytes", (long long)s.fetch_min_bytes);
+    return Py_BuildValue("{s:i,s:L,s:O,s:L,s:O}", "lanes", s.lanes, "chunk_bytes", (long long)s.chunk_bytes, "ramp",
+                         s.ramp ? Py_True : Py_False, "fetch_min_bytes", (long long)s.fetch_min_bytes, "direct",
+                         s.direct ? Py_True : Py_False);
 }
 
 static PyObject *py_chunk_spans(PyObject *module, PyObject *args) {
@@ -245,11 +252,12 @@ PyMethodDef module_hooks_methods[] = {
      "_fault_state()\n--\n\nFor tests: {'calls' counted since _fault, 'fired', 'host_calls' counted since "
      "_fault_host, 'host_fired', and what is alive: 'streams', 'events', 'pinned' and 'device' allocations (outside "
      "the memory pool), 'pool_threads'}."},
-    {"_set_staging", py_set_staging, METH_VARARGS,
-     "_set_staging(lanes, chunk_bytes, ramp=True, fetch_min_bytes=0)\n--\n\nFor tests and tuning: the host "
-     "path's lanes (threads, each with its own stream and staging buffers) and chunk size in bytes; with `ramp` the "
-     "first chunks grow, one a lane; results along axes of fetch_min_bytes or more come back through the lanes. 0 "
-     "restores each default."},
+    {"_set_staging", (PyCFunction)(void (*)(void))py_set_staging, METH_VARARGS | METH_KEYWORDS,
+     "_set_staging(lanes, chunk_bytes, ramp=True, fetch_min_bytes=0, direct=None)\n--\n\nFor tests and tuning: "
+     "the host path's lanes (threads, each with its own stream and staging buffers) and chunk size in bytes; with "
+     "`ramp` the first chunks grow, one a lane; results along axes of fetch_min_bytes or more come back through the "
+     "lanes; with `direct` the reduction reads each chunk in its pinned staging buffer instead of a copy of it in "
+     "device memory. 0 (direct: None) restores each default."},
     {"_set_staging_trace", py_set_staging_trace, METH_VARARGS,
      "_set_staging_trace(on)\n--\n\nFor probes: while on, each host-path sum with timing=True records its chunks "
      "(cured.h, cured_trace_row), which _staging_trace() returns."},
@@ -259,8 +267,8 @@ PyMethodDef module_hooks_methods[] = {
      "first event, on the host's clock ('waited' of a chunk: a duration) and, for 'copied', the GPU's; no chunks "
      "where none was traced or the sum failed."},
     {"staging", py_staging, METH_NOARGS,
-     "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes', 'ramp', 'fetch_min_bytes'} (chunks "
-     "are rounded to whole blocks or tiles of the version)."},
+     "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes', 'ramp', 'fetch_min_bytes', 'direct'} "
+     "(chunks are rounded to whole blocks or tiles of the version)."},
     {"_chunk_spans", py_chunk_spans, METH_VARARGS,
      "_chunk_spans(n, chunk, unit, lanes, ramp)\n--\n\nFor tests: the host path's chunks of n elements for "
      "`lanes` lanes as (first, count) pairs: chunks of `chunk` elements (the setting's, in elements), whole units "

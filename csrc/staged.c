@@ -43,12 +43,14 @@ static _Atomic int lanes_setting = 0;
 static _Atomic int64_t chunk_setting = 0;
 static _Atomic int ramp_setting = 1;
 static _Atomic int64_t fetch_min_setting = 0;
+static _Atomic int direct_setting = -1;
 
-void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes) {
+void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes, int direct) {
     lanes_setting = lanes > 0 ? (lanes < CURED_MAX_LANES ? lanes : CURED_MAX_LANES) : 0;
     chunk_setting = chunk_bytes > 0 ? chunk_bytes : 0;
     ramp_setting = ramp != 0;
     fetch_min_setting = fetch_min_bytes > 0 ? fetch_min_bytes : 0;
+    direct_setting = direct < 0 ? -1 : direct != 0;
 }
 
 void cured_get_staging(cured_staging *s) {
@@ -61,6 +63,7 @@ void cured_get_staging(cured_staging *s) {
     s->chunk_bytes = chunk_setting > 0 ? chunk_setting : DEFAULT_CHUNK_BYTES;
     s->ramp = ramp_setting;
     s->fetch_min_bytes = fetch_min_setting > 0 ? fetch_min_setting : CURED_FETCH_MIN_BYTES;
+    s->direct = direct_setting >= 0 ? direct_setting : CURED_DIRECT_DEFAULT;
 }
 
 void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_chunk, int64_t unit, int lanes,
@@ -122,7 +125,7 @@ static cudaError_t staging_buffer(int lane, int k, size_t bytes, void **buffer) 
             kept[lane].host_bytes[k] = 0;
             if (err != cudaSuccess) return err;
         }
-        cudaError_t err = cudaHostAlloc(&kept[lane].host[k], bytes, cudaHostAllocPortable);
+        cudaError_t err = cudaHostAlloc(&kept[lane].host[k], bytes, cudaHostAllocPortable | cudaHostAllocMapped);
         if (err != cudaSuccess) {
             kept[lane].host[k] = NULL;
             return err;
@@ -204,7 +207,10 @@ typedef struct {
     int index;
     cudaStream_t stream;
     cured_lane_kept kept;     /* its pinned staging buffers and events (kept[k]) */
-    char *device[2];          /* device buffers for its chunks (unused in whole mode) */
+    char *staged[2];          /* where in its staging buffers its chunks go (misaligned by the test's offset
+                                 where the first stage reads them there) */
+    const char *read[2];      /* where the first stage reads them: device buffers, or (direct) the staging
+                                 buffers through their device addresses; unused in whole mode */
     void *scratch;            /* V0's tree scratch for this lane's launches */
     int chunks;               /* chunks this lane reduced */
 } lane;
@@ -217,6 +223,7 @@ struct staged_sum {
     cured_chunks chunks;
     int device;
     int whole;                /* CUB: chunks are copied into one device buffer, `whole` */
+    int direct;               /* the first stage reads the staging buffers over the bus: no copy */
     char *whole_input;
     void *out, *workspace;
     int timing, traced;       /* traced: staged_trace.c records each chunk */
@@ -225,7 +232,8 @@ struct staged_sum {
 };
 
 /* A lane's work: takes the next chunk until none is left, copies it into a free staging buffer,
- * then enqueues its copy to the device and its reduction on the lane's stream. */
+ * then enqueues its copy to the device and its reduction on the lane's stream (direct: only the
+ * reduction, which reads the staging buffer; the buffer is free again once the reduction is done). */
 static void run_lane(lane *l) {
     staged_sum *const sum = l->sum;
     const cured_plan *const plan = sum->plan;
@@ -242,20 +250,23 @@ static void run_lane(lane *l) {
         if (turn >= 2) CURED_TRY("cudaEventSynchronize", cudaEventSynchronize(l->kept.copied[b]));
         const double waited = cured_trace_clock() - took;
         if (sum->strided != NULL)
-            cured_strided_range(sum->strided, first, count, l->kept.host[b],
+            cured_strided_range(sum->strided, first, count, l->staged[b],
                                 sum->strided->shape[sum->strided->ndim - 1] * (int64_t)sum->item);
         else
-            memcpy(l->kept.host[b], sum->in + offset, bytes);
+            memcpy(l->staged[b], sum->in + offset, bytes);
         const double staged = cured_trace_clock();
-        char *const dst = sum->whole ? sum->whole_input + offset : l->device[b];
-        CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync(dst, l->kept.host[b], bytes, cudaMemcpyHostToDevice, l->stream));
+        /* The chunk reaches the device: copied there, or (direct) read where it is by its first stage;
+         * either way staging buffer b is free again after both. */
+        const char *const dst = sum->whole ? sum->whole_input + offset : l->read[b];
+        if (!sum->direct)
+            CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync((void *)dst, l->staged[b], bytes, cudaMemcpyHostToDevice, l->stream));
+        if (!sum->whole)
+            CURED_TRY_STEP(cured_plan_run_part(plan, dst, first, count, sum->out, sum->workspace, l->scratch, l->stream));
         CURED_TRY("cudaEventRecord", cudaEventRecord(l->kept.copied[b], l->stream));
         if (sum->traced)
             CURED_TRY("cudaEventRecord (trace)",
                       cured_trace_chunk(l->index, k, (int64_t)bytes, took, waited, staged, l->stream));
         if (sum->timing) CURED_TRY("cudaEventRecord", cudaEventRecord(l->kept.last_copy, l->stream));
-        if (!sum->whole)
-            CURED_TRY_STEP(cured_plan_run_part(plan, dst, first, count, sum->out, sum->workspace, l->scratch, l->stream));
         ++l->chunks;
     }
 done:
@@ -265,11 +276,12 @@ done:
 /* The pool's task k: lane k. */
 static void lane_task(void *lanes, int64_t k) { run_lane((lane *)lanes + k); }
 
-/* The staging settings as they apply to one input: the lanes, whether the chunks ramp up, the plan's
+/* The staging settings as they apply to one input: the lanes, whether the chunks ramp up, whether
+ * the first stage reads them where they are staged (direct), the plan's
  * unit (cured_unit: a block's elements, or a tile; 1 for CUB), and the setting's chunk in elements,
  * whole units and at least one. The plan and the sum both read them here. */
 typedef struct {
-    int lanes, ramp;
+    int lanes, ramp, direct;
     int64_t unit, chunk;
 } staging_for_input;
 
@@ -279,6 +291,7 @@ static staging_for_input staging_for(const cured_version *version, cured_dtype i
     cured_get_staging(&setting);
     s.lanes = setting.lanes;
     s.ramp = setting.ramp;
+    s.direct = setting.direct;
     s.unit = version != NULL ? cured_unit(version, in_dtype, n) : 1;
     const int64_t elements = setting.chunk_bytes / cured_dtype_size(in_dtype) / s.unit * s.unit;
     s.chunk = elements > s.unit ? elements : s.unit;
@@ -298,7 +311,8 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
     const int misalign = cured_test_misalign() % (int)item == 0 ? cured_test_misalign() : 0;
     const staging_for_input setting = staging_for(plan->version, plan->in_dtype, plan->n);
     staged_sum sum = {.plan = plan, .in = (const char *)in, .strided = strided, .item = item, .whole = plan->version == NULL,
-                      .timing = timing != NULL, .failure = CURED_LANES_FAILURE_INIT};
+                      .direct = setting.direct && plan->version != NULL, .timing = timing != NULL,
+                      .failure = CURED_LANES_FAILURE_INIT};
     /* The plan's part is the input where that is shorter than a chunk; the ramp still grows by a
      * lanes-th of the setting's whole chunk, so that an input of a few tiles stays one launch. A
      * setting changed since the plan was made cannot overrun its buffers: every chunk is clamped to
@@ -309,6 +323,7 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
     const int lanes = chunks < setting.lanes ? (int)(chunks > 0 ? chunks : 1) : setting.lanes;
     const size_t chunk_bytes = (size_t)plan->part * item;
     const size_t slot_bytes = cured_align_up(chunk_bytes + (size_t)misalign);
+    const size_t staged_misalign = sum.direct ? (size_t)misalign : 0; /* the first stage reads them there */
     const size_t scratch_bytes = cured_align_up(plan->scratch_bytes);
     lane lane_of[CURED_MAX_LANES];
     memset(lane_of, 0, sizeof lane_of);
@@ -323,14 +338,22 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
         l->sum = &sum;
         l->index = w;
         CURED_TRY("cudaStreamCreate", cured_stream_take(&l->stream));
-        CURED_TRY_STEP(cured_lane_keep(w, sum.device, chunks > 0 ? chunk_bytes : 0, &l->kept));
+        CURED_TRY_STEP(cured_lane_keep(w, sum.device, chunks > 0 ? chunk_bytes + staged_misalign : 0, &l->kept));
+        for (int b = 0; b < 2 && chunks > 0; ++b) {
+            l->staged[b] = (char *)l->kept.host[b] + staged_misalign;
+            if (sum.direct) {
+                void *mapped;
+                CURED_TRY("cudaHostGetDevicePointer", cudaHostGetDevicePointer(&mapped, l->kept.host[b], 0));
+                l->read[b] = (const char *)mapped + staged_misalign;
+            }
+        }
     }
     stream = lane_of[0].stream;
     CURED_TRY("cudaEventCreate", shared_events(sum.device));
 
-    /* Device memory, in one allocation: the result, the workspace, then each lane's two buffers and
-     * scratch (or, for CUB, the whole input). */
-    const size_t lane_bytes = 2 * slot_bytes + scratch_bytes;
+    /* Device memory, in one allocation: the result, the workspace, then each lane's two buffers (none
+     * where the first stage reads the staging buffers) and scratch (or, for CUB, the whole input). */
+    const size_t buffers_bytes = sum.direct ? 0 : 2 * slot_bytes, lane_bytes = buffers_bytes + scratch_bytes;
     const size_t input_bytes = sum.whole ? cured_align_up((size_t)plan->n * item) : (size_t)lanes * lane_bytes;
     if (timing != NULL) CURED_TRY("cudaEventRecord", cudaEventRecord(timing_events[0], stream));
     if (sum.traced) cured_trace_start();
@@ -341,9 +364,8 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
     sum.whole_input = sum.workspace + plan->workspace_bytes;
     for (int w = 0; w < lanes && !sum.whole; ++w) {
         char *const base = sum.whole_input + (size_t)w * lane_bytes;
-        lane_of[w].device[0] = base + misalign;
-        lane_of[w].device[1] = base + slot_bytes + misalign;
-        lane_of[w].scratch = scratch_bytes > 0 ? base + 2 * slot_bytes : NULL;
+        for (int b = 0; b < 2 && !sum.direct; ++b) lane_of[w].read[b] = base + (size_t)b * slot_bytes + misalign;
+        lane_of[w].scratch = scratch_bytes > 0 ? base + buffers_bytes : NULL;
     }
     CURED_TRY_STEP(cured_plan_init_workspace(plan, sum.workspace, stream));
     CURED_TRY("cudaEventRecord", cudaEventRecord(ready_event, stream));

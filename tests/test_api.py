@@ -237,12 +237,16 @@ def test_build_helpers(monkeypatch, tmp_path):
 def test_staging_settings():
     default = cured._cured.staging()
     assert default["lanes"] >= 1 and default["chunk_bytes"] > 0 and default["fetch_min_bytes"] > 0
-    assert default["ramp"] is True
-    fetch_min = default["fetch_min_bytes"]
+    assert default["ramp"] is True and default["direct"] in (True, False)
+    fetch_min, direct = default["fetch_min_bytes"], default["direct"]
     cured._cured._set_staging(3, 1 << 20)
-    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": True, "fetch_min_bytes": fetch_min}
-    cured._cured._set_staging(3, 1 << 20, False, 4096)
-    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": False, "fetch_min_bytes": 4096}
+    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": True, "fetch_min_bytes": fetch_min,
+                                      "direct": direct}
+    cured._cured._set_staging(3, 1 << 20, False, 4096, not direct)
+    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": False, "fetch_min_bytes": 4096,
+                                      "direct": not direct}
+    cured._cured._set_staging(0, 0, direct=direct)
+    assert cured._cured.staging()["direct"] is direct
     cured._cured._set_staging(0, 0)
     assert cured._cured.staging() == default
     for bad in [(-1, 0), (0, -1), (0, 0, True, -1)]:

@@ -234,9 +234,9 @@ def paths():
             cured._cured._set_staging_trace(False)
             cured._cured._set_staging(0, 0)
 
-    def staged(lanes, **kw):
+    def staged(lanes, direct=None, **kw):
         def call():
-            cured._cured._set_staging(lanes, 64 << 10)
+            cured._cured._set_staging(lanes, 64 << 10, direct=direct)
             try:
                 return cured.sum(rng_x, device="gpu", **kw)
             finally:
@@ -246,6 +246,7 @@ def paths():
     return {
         "host, 1 lane": staged(1),
         "host, 3 lanes": staged(3),
+        "host, 3 lanes, copied to the device": staged(3, direct=False),
         "host V0 (passes, scratch)": staged(2, version=0),
         "host CUB": staged(2, version="cub"),
         "host timing=True": lambda: cured.sum(rng_x, device="gpu", timing=True).value,

@@ -98,15 +98,19 @@ def huge_int8(seed):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint64", "bool"])
 def test_v9_bits_do_not_depend_on_grid_or_alignment(seed, dtype, n):
     """V9's order is fixed by the length: any grid, and input not on a 16-byte boundary (scalar
-    loads instead of vectors), give the same bits, those of its CPU model. Up to 4 tiles, the
+    loads instead of vectors; in the staging buffer or in device memory), give the same bits, those
+    of its CPU model. Up to 4 tiles, the
     default launch is the one-block kernel and a forced grid the ticket kernel: both are compared."""
     x = random_array(seed, np.dtype(dtype), n)
     expected = cured.sum(x, version=9, device="cpu")
     shapes = [(0, 0), (1, 0), (2, 0), (7, 0), (132, 0), (1000, 0), (100000, 0)]
     shapes += [(blocks, m) for m in (1, 2, 4, 8, 12) if m % x.itemsize == 0 for blocks in (0, 5)]
     try:
-        for blocks, misalign in shapes:
-            cured._cured._set_test_launch(blocks, misalign)
-            assert same_bits(cured.sum(x, version=9, device="gpu"), expected), (blocks, misalign)
+        for direct in (True, False):  # the kernel reads the pinned staging buffer, or its copy on the device
+            cured._cured._set_staging(0, 0, direct=direct)
+            for blocks, misalign in shapes:
+                cured._cured._set_test_launch(blocks, misalign)
+                assert same_bits(cured.sum(x, version=9, device="gpu"), expected), (blocks, misalign, direct)
     finally:
         cured._cured._set_test_launch(0, 0)
+        cured._cured._set_staging(0, 0)

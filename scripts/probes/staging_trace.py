@@ -2,9 +2,10 @@
 length and staging setting, `cured.sum(x, device="gpu", timing=True)` with the trace on, in turns
 with the pinned copy of the same bytes (whose speed is the bus's, R), then from each call's trace:
 
-- bus idle: the last chunk's copy end on the GPU minus the bytes / R, the time the bus could have
-  moved the whole input in; split into before the first chunk's bytes (its copy end minus its bytes
-  / R) and later (gaps between chunks);
+- bus idle: the last chunk's copy end on the GPU (direct: the end of its first stage, which reads it
+  over the bus) minus the bytes / R, the time the bus could have moved the whole input in; split
+  into before the first chunk's bytes (its copy end minus its bytes / R) and later (gaps between
+  chunks);
 - the lanes: when each took its first chunk (the pool's wake-ups), how long its first host copy
   took, how many chunks it did, how long it waited for a free staging buffer (the bus behind), and
   the host copies' rate;
@@ -14,9 +15,11 @@ Prints, per subject, the median over its calls of each figure, and the trace of 
 bus idle was the median one, a chunk a line, with --show-chunks.
 
     python scripts/probes/staging_trace.py [--lengths 25,26,28] [--dtype float32]
-        [--configs 10x4,10x1,5x4,10x4:noramp] [--budget 1.0] [--show-chunks] [--json PATH]
+        [--configs 10x4:copy,10x4,10x1,14x1] [--budget 1.0] [--show-chunks] [--json PATH]
 
-A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first. The wall time
+A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first and ":copy" for
+the copy of each chunk into device memory before its reduction (else the reduction reads the pinned
+staging buffer: direct). The wall time
 printed includes reading the trace back (tens of microseconds); the call's own split does not. A
 probe for docs/host_path.md; nothing reads it. Fresh random data each run (seed printed)."""
 import argparse
@@ -32,19 +35,19 @@ from cured.walltime import _pinned_copy, _wall_in_turns
 
 
 def parse_config(text):
-    """'10x4' or '10x4:noramp' -> (lanes, chunk bytes, ramp)."""
-    spec, _, flag = text.partition(":")
+    """'10x4', '10x4:noramp', '10x4:copy' or '10x4:copy:noramp' -> (lanes, chunk bytes, ramp, direct)."""
+    spec, *flags = text.split(":")
     lanes, chunk_mib = spec.split("x")
-    if flag not in ("", "noramp"):
-        raise ValueError(f"config {text!r}: the only flag is ':noramp'")
-    return int(lanes), int(float(chunk_mib) * 2**20), flag != "noramp"
+    if set(flags) - {"noramp", "copy"}:
+        raise ValueError(f"config {text!r}: the flags are ':noramp' and ':copy'")
+    return int(lanes), int(float(chunk_mib) * 2**20), "noramp" not in flags, "copy" not in flags
 
 
 def traced(h, config, traces):
-    lanes, chunk_bytes, ramp = config
+    lanes, chunk_bytes, ramp, direct = config
 
     def run():
-        _cured._set_staging(lanes, chunk_bytes, ramp)
+        _cured._set_staging(lanes, chunk_bytes, ramp, direct=direct)
         _cured._set_staging_trace(True)
         try:
             value, timing = cured.sum(h, device="gpu", timing=True)
@@ -88,8 +91,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--lengths", default="25,26,28")
     parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--configs", default="10x4,10x1,5x4,10x4:noramp",
-                        help="LANESxCHUNK_MIB[:noramp], comma-separated")
+    parser.add_argument("--configs", default="10x4:copy,10x4,10x1,14x1",
+                        help="LANESxCHUNK_MIB[:noramp][:copy], comma-separated")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds a subject and length at most")
     parser.add_argument("--repeats", type=int, default=40)
     parser.add_argument("--show-chunks", action="store_true", help="print the median call's trace")
