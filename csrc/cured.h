@@ -320,9 +320,9 @@ cudaError_t cured_stream_take(cudaStream_t *stream);
 void cured_stream_give(cudaStream_t stream);
 
 /* Seconds of device time (CUDA events) spent on each stage of one sum. h2d: from the start of the
- * call until the last piece of host input is on the device (the host-side staging included); reduce:
- * the reduction's work left after that (for host input, the rest ran while the copy went on);
- * d2h: the result's copy back. */
+ * call until the last piece of host input is on the device (the host-side staging included) and,
+ * on the host path, read by the reduction's first stage; reduce: the reduction's work left after
+ * that (for host input, the rest ran while the copy went on); d2h: the result's copy back. */
 typedef struct {
     double h2d, reduce, d2h;
 } cured_timing;
@@ -363,11 +363,13 @@ typedef struct {
 void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes, int direct);
 void cured_get_staging(cured_staging *setting);
 
-/* direct's default. scripts/probes/staging_dma.cu (H200 host, 2026-11-28 04:57 UTC): lanes whose
- * first stage reads their pinned buffers moved 256 MiB at 44.9 to 48.2 GB/s where the same lanes
- * copying into device memory first moved 34.8 to 37.8 (one pinned copy: 54.8): the copy engine
- * and the lanes' host copies share the host's memory, and the copies' GB/s fell from 52.6 to 40.8
- * beside ten threads copying on the host. */
+/* direct's default. scripts/probes/staging_dma.cu (H200 host, 2026-11-28 04:57 UTC): the copy
+ * engine's copies to the GPU fell from 52.6 to 40.8 GB/s beside ten threads copying on the host,
+ * whose memory both use; lanes whose kernel read their pinned buffers moved 256 MiB at 44.9 to 48.2
+ * GB/s where the same lanes copying first moved 34.8 to 37.8 (one pinned copy: 54.8). In cured
+ * (scripts/probes/staging_trace.py, another H200 host, 05:09 UTC, V9 float32, 10 lanes of 4 MiB,
+ * wall time in turns, as a share of the pinned copy's speed), copied -> direct: 2^24 0.55 -> 0.59,
+ * 2^25 0.54 -> 0.62, 2^26 0.59 -> 0.73, 2^28 0.75 -> 0.87. */
 #define CURED_DIRECT_DEFAULT 1
 
 /* For probes (scripts/probes/staging_trace.py; staged_trace.c): while the trace is on, each host-path

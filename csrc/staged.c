@@ -1,12 +1,15 @@
 /* staged.c: the sum of host memory, with the copy to the GPU overlapped with the reduction.
  *
- * The input goes to the device in chunks. CUDA's copy engine reads pinned (page-locked) memory at
- * the bus's speed, but pageable memory, what NumPy allocates, only through the driver's own small
- * staging (9 to 10 GB/s on an H200 against 55 GB/s pinned). So host threads, "lanes", copy chunks
- * into pinned staging buffers of their own, several at once (one thread's memcpy reaches about 12
- * GB/s), and each lane then, on its own stream, copies its chunk to a device buffer and reduces it
- * there, while the other lanes copy theirs. A lane has two staging buffers and two device buffers,
- * so it copies its next chunk while the last one is still in flight.
+ * The input goes to the device in chunks. The GPU reads pinned (page-locked) memory at the bus's
+ * speed, but pageable memory, what NumPy allocates, only through the driver's own small staging (9
+ * to 10 GB/s on an H200 against 55 GB/s pinned). So host threads, "lanes", copy chunks into pinned
+ * staging buffers of their own, several at once (one thread's memcpy reaches about 12 GB/s), and
+ * each lane then, on its own stream, reduces its chunk while the other lanes copy theirs: by
+ * default ("direct") the reduction's first stage reads the staging buffer over the bus where it
+ * lies, else the copy engine first copies it into a device buffer of the lane's. The copy engine's
+ * copies lost a fifth of their speed to the lanes' host copies beside them, whose memory they
+ * share, where the kernels' reads lost less (CURED_DIRECT_DEFAULT has the figures). A lane has two
+ * staging buffers, so it copies its next chunk while the last one is still being read.
  *
  * Chunks are whole units of the plan (cured_unit: a block's elements, or a tile), so each chunk's
  * partial sums, and then the sum, have the bits of the one-shot sum of the same version. Inputs of
@@ -14,7 +17,7 @@
  * lanes' first copies end one after another and the bus has work from the first short chunk on,
  * where with chunks of one size every lane copied its first chunk at once and the bus waited for
  * all of them (CURED_RAMP_MAX_CHUNKS_A_LANE has the figures). The device
- * holds only the lanes' buffers, so an input larger than the GPU's memory is summed too. CUB, whose
+ * holds only the lanes' buffers (direct: none), so an input larger than the GPU's memory is summed too. CUB, whose
  * reduction cannot be cut into pieces, gets its chunks copied into one whole device buffer and is
  * run once at the end.
  *
@@ -277,9 +280,9 @@ done:
 static void lane_task(void *lanes, int64_t k) { run_lane((lane *)lanes + k); }
 
 /* The staging settings as they apply to one input: the lanes, whether the chunks ramp up, whether
- * the first stage reads them where they are staged (direct), the plan's
- * unit (cured_unit: a block's elements, or a tile; 1 for CUB), and the setting's chunk in elements,
- * whole units and at least one. The plan and the sum both read them here. */
+ * the first stage reads them where they are staged (direct), the plan's unit (cured_unit: a block's
+ * elements, or a tile; 1 for CUB), and the setting's chunk in elements, whole units and at least
+ * one. The plan and the sum both read them here. */
 typedef struct {
     int lanes, ramp, direct;
     int64_t unit, chunk;
