@@ -365,8 +365,8 @@ void cured_get_staging(cured_staging *setting);
 
 /* direct's default. scripts/probes/staging_dma.cu (H200 host, 2026-11-28 04:57 UTC): the copy
  * engine's copies to the GPU fell from 52.6 to 40.8 GB/s beside ten threads copying on the host,
- * whose memory both use; lanes whose kernel read their pinned buffers moved 256 MiB at 44.9 to 48.2
- * GB/s where the same lanes copying first moved 34.8 to 37.8 (one pinned copy: 54.8). In cured
+ * whose memory both use; ten lanes whose kernel read their pinned buffers moved 256 MiB at 44.9 to
+ * 47.8 GB/s where the same lanes copying first moved 35.5 to 37.8 (one pinned copy: 54.8). In cured
  * (scripts/probes/staging_trace.py, another H200 host, 05:09 UTC, V9 float32, 10 lanes of 4 MiB,
  * wall time in turns, as a share of the pinned copy's speed), copied -> direct: 2^24 0.55 -> 0.59,
  * 2^25 0.54 -> 0.62, 2^26 0.59 -> 0.73, 2^28 0.75 -> 0.87. */

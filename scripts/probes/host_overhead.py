@@ -10,9 +10,11 @@ work would grow with lanes x chunk; the pool's wake-ups with the lanes alone.
     python scripts/probes/host_overhead.py [--lengths 24,25,26,27,28] [--dtype float32]
         [--configs 10x4,1x4] [--budget 1.0]
 
-A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first. The default,
-10x4 and 1x4, is the run of 2026-11-28 04:05 UTC that docs/host_path.md reports (printed there as
-"gpu, default lanes" and "gpu, one lane", with a one-thread NumPy copy beside them). A probe for
+A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first and ":copy" for
+each chunk copied into device memory before its reduction (else the reduction reads the pinned
+staging buffer: direct, the default since). The run of 2026-11-28 04:05 UTC that docs/host_path.md
+reports was today's 10x4:copy,1x4:copy (printed there as "gpu, default lanes" and "gpu, one lane",
+with a one-thread NumPy copy beside them). A probe for
 docs/host_path.md; nothing reads it. Fresh random data each run (seed printed)."""
 import argparse
 import statistics
@@ -26,19 +28,19 @@ from cured.walltime import _pinned_copy, _wall_in_turns
 
 
 def parse_config(text):
-    """'10x4' or '10x4:noramp' -> (lanes, chunk bytes, ramp)."""
-    spec, _, flag = text.partition(":")
+    """'10x4', '10x4:noramp', '10x4:copy' or '10x4:copy:noramp' -> (lanes, chunk bytes, ramp, direct)."""
+    spec, *flags = text.split(":")
     lanes, chunk_mib = spec.split("x")
-    if flag not in ("", "noramp"):
-        raise ValueError(f"config {text!r}: the only flag is ':noramp'")
-    return int(lanes), int(float(chunk_mib) * 2**20), flag != "noramp"
+    if set(flags) - {"noramp", "copy"}:
+        raise ValueError(f"config {text!r}: the flags are ':noramp' and ':copy'")
+    return int(lanes), int(float(chunk_mib) * 2**20), "noramp" not in flags, "copy" not in flags
 
 
 def staged(h, config, splits):
-    lanes, chunk_bytes, ramp = config
+    lanes, chunk_bytes, ramp, direct = config
 
     def run():
-        _cured._set_staging(lanes, chunk_bytes, ramp)
+        _cured._set_staging(lanes, chunk_bytes, ramp, direct=direct)
         try:
             value, timing = cured.sum(h, device="gpu", timing=True)
         finally:
@@ -59,7 +61,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--lengths", default="24,25,26,27,28")
     parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--configs", default="10x4,1x4", help="LANESxCHUNK_MIB[:noramp], comma-separated")
+    parser.add_argument("--configs", default="10x4,1x4", help="LANESxCHUNK_MIB[:noramp][:copy], comma-separated")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds a subject and length at most")
     parser.add_argument("--repeats", type=int, default=100)
     args = parser.parse_args()

@@ -19,7 +19,7 @@ bus idle was the median one, a chunk a line, with --show-chunks.
 
 A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first and ":copy" for
 the copy of each chunk into device memory before its reduction (else the reduction reads the pinned
-staging buffer: direct). The wall time
+staging buffer: direct), as in host_overhead.py. The wall time
 printed includes reading the trace back (tens of microseconds); the call's own split does not. A
 probe for docs/host_path.md; nothing reads it. Fresh random data each run (seed printed)."""
 import argparse
@@ -32,15 +32,7 @@ import numpy as np
 import cured
 from cured import _cured
 from cured.walltime import _pinned_copy, _wall_in_turns
-
-
-def parse_config(text):
-    """'10x4', '10x4:noramp', '10x4:copy' or '10x4:copy:noramp' -> (lanes, chunk bytes, ramp, direct)."""
-    spec, *flags = text.split(":")
-    lanes, chunk_mib = spec.split("x")
-    if set(flags) - {"noramp", "copy"}:
-        raise ValueError(f"config {text!r}: the flags are ':noramp' and ':copy'")
-    return int(lanes), int(float(chunk_mib) * 2**20), "noramp" not in flags, "copy" not in flags
+from host_overhead import parse_config  # this folder's: LANESxCHUNK_MIB[:noramp][:copy]
 
 
 def traced(h, config, traces):
