@@ -202,9 +202,9 @@ static PyObject *py_staging_trace(PyObject *module, PyObject *unused) {
     PyObject *list = PyList_New(0);
     for (int64_t k = 0; list != NULL && k < count; ++k) {
         const cured_trace_row *r = &rows[k];
-        PyObject *row = Py_BuildValue("{s:i,s:L,s:L,s:d,s:d,s:d,s:d,s:d}", "lane", r->lane, "chunk", (long long)r->chunk,
-                                      "bytes", (long long)r->bytes, "took", r->took, "waited", r->waited, "staged",
-                                      r->staged, "queued", r->queued, "copied", r->copied);
+        PyObject *row = Py_BuildValue("{s:i,s:L,s:L,s:d,s:d,s:d,s:d,s:d}", "lane", r->lane, "chunk",
+                                      (long long)r->chunk, "bytes", (long long)r->bytes, "took", r->took, "waited",
+                                      r->waited, "staged", r->staged, "queued", r->queued, "copied", r->copied);
         if (row == NULL || PyList_Append(list, row) < 0) Py_CLEAR(list);
         Py_XDECREF(row);
     }

@@ -16,10 +16,10 @@
  * a few chunks a lane start with a ramp: chunk k < lanes holds (k + 1) / lanes of a chunk, so the
  * lanes' first copies end one after another and the bus has work from the first short chunk on,
  * where with chunks of one size every lane copied its first chunk at once and the bus waited for
- * all of them (CURED_RAMP_MAX_CHUNKS_A_LANE has the figures). The device
- * holds only the lanes' buffers (direct: none), so an input larger than the GPU's memory is summed too. CUB, whose
- * reduction cannot be cut into pieces, gets its chunks copied into one whole device buffer and is
- * run once at the end.
+ * all of them (CURED_RAMP_MAX_CHUNKS_A_LANE has the figures). The device holds only partial sums
+ * (and, without direct, the lanes' buffers), so an input larger than the GPU's memory is summed
+ * too. CUB, whose reduction cannot be cut into pieces, gets its chunks copied into one whole device
+ * buffer and is run once at the end.
  *
  * What a sum needs besides its device memory lives across calls: the lanes are the pool's threads
  * (pool.h), their streams come from the stream pool, and their pinned staging buffers (pinning costs
@@ -262,7 +262,8 @@ static void run_lane(lane *l) {
          * either way staging buffer b is free again after both. */
         const char *const dst = sum->whole ? sum->whole_input + offset : l->read[b];
         if (!sum->direct)
-            CURED_TRY("cudaMemcpyAsync", cudaMemcpyAsync((void *)dst, l->staged[b], bytes, cudaMemcpyHostToDevice, l->stream));
+            CURED_TRY("cudaMemcpyAsync",
+                      cudaMemcpyAsync((void *)dst, l->staged[b], bytes, cudaMemcpyHostToDevice, l->stream));
         if (!sum->whole)
             CURED_TRY_STEP(cured_plan_run_part(plan, dst, first, count, sum->out, sum->workspace, l->scratch, l->stream));
         CURED_TRY("cudaEventRecord", cudaEventRecord(l->kept.copied[b], l->stream));

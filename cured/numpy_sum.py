@@ -77,8 +77,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     ----------
     a : array_like or device array
         bool, int8..int64, uint8..uint64, float16, float32 or float64, any shape and strides. Host
-        arrays go to the GPU (in chunks through pinned staging buffers, the copy overlapped with the
-        reduction, for a sum of every element). Device arrays (CuPy, PyTorch, Numba, JAX: anything
+        arrays go to the GPU (in chunks through pinned staging buffers, which the reduction reads
+        over the bus while the next chunks are staged, for a sum of every element). Device arrays (CuPy, PyTorch, Numba, JAX: anything
         with ``__cuda_array_interface__`` or ``__dlpack__``) are read in place on their own GPU, in
         stream order after the producer's pending work (on the producer's stream for the CUDA Array
         Interface 3; DLPack producers order their work before the legacy default stream, where the
