@@ -44,7 +44,9 @@ cured_cuda_status cured_trace_open(int64_t chunks, int *traced) {
     memset(&times, 0, sizeof times);
     for (int64_t k = 0; k < traced_rows; ++k) {
         rows[k].lane = -1; /* not taken (a failed sum) */
-        CURED_TRY("cudaEventCreate (trace)", cudaEventCreate(&copied[k]));
+        const cudaError_t err = cudaEventCreate(&copied[k]);
+        if (err != cudaSuccess) copied[k] = NULL; /* cured_trace_close destroys the others */
+        CURED_TRY("cudaEventCreate (trace)", err);
     }
 done:
     return status;

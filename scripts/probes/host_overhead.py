@@ -36,6 +36,23 @@ def parse_config(text):
     return int(lanes), int(float(chunk_mib) * 2**20), "noramp" not in flags, "copy" not in flags
 
 
+def add_staging_arguments(parser, lengths, configs, repeats):
+    """The arguments this probe and staging_trace.py share."""
+    parser.add_argument("--lengths", default=lengths)
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--configs", default=configs, help="LANESxCHUNK_MIB[:noramp][:copy], comma-separated")
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds a subject and length at most")
+    parser.add_argument("--repeats", type=int, default=repeats)
+
+
+def seeded_rng():
+    """A fresh seed, printed with the GPU and the time, and its generator: (seed, rng)."""
+    seed = int(time.time()) % 2**31
+    print(f"{cured.device_info()['name']}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {seed}",
+          flush=True)
+    return seed, np.random.default_rng(seed)
+
+
 def staged(h, config, splits):
     lanes, chunk_bytes, ramp, direct = config
 
@@ -59,18 +76,11 @@ def line(xs, ys):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--lengths", default="24,25,26,27,28")
-    parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--configs", default="10x4,1x4", help="LANESxCHUNK_MIB[:noramp][:copy], comma-separated")
-    parser.add_argument("--budget", type=float, default=1.0, help="seconds a subject and length at most")
-    parser.add_argument("--repeats", type=int, default=100)
+    add_staging_arguments(parser, "24,25,26,27,28", "10x4,1x4", 100)
     args = parser.parse_args()
     import cupy
     configs = {text: parse_config(text) for text in args.configs.split(",")}
-    seed = int(time.time()) % 2**31
-    rng = np.random.default_rng(seed)
-    info = cured.device_info()
-    print(f"{info['name']}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {seed}", flush=True)
+    seed, rng = seeded_rng()
     medians = {}
     for log2 in (int(v) for v in args.lengths.split(",")):
         h = rng.standard_normal(2**log2, dtype=np.float64).astype(args.dtype)

@@ -25,14 +25,13 @@ probe for docs/host_path.md; nothing reads it. Fresh random data each run (seed 
 import argparse
 import json
 import statistics
-import time
 
 import numpy as np
 
 import cured
 from cured import _cured
 from cured.walltime import _pinned_copy, _wall_in_turns
-from host_overhead import parse_config  # this folder's: LANESxCHUNK_MIB[:noramp][:copy]
+from host_overhead import add_staging_arguments, parse_config, seeded_rng  # this folder's
 
 
 def traced(h, config, traces):
@@ -81,21 +80,13 @@ def figures(timing, trace, rate):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--lengths", default="25,26,28")
-    parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--configs", default="10x4:copy,10x4,10x1,14x1",
-                        help="LANESxCHUNK_MIB[:noramp][:copy], comma-separated")
-    parser.add_argument("--budget", type=float, default=1.0, help="seconds a subject and length at most")
-    parser.add_argument("--repeats", type=int, default=40)
+    add_staging_arguments(parser, "25,26,28", "10x4:copy,10x4,10x1,14x1", 40)
     parser.add_argument("--show-chunks", action="store_true", help="print the median call's trace")
     parser.add_argument("--json", help="write every call's trace here")
     args = parser.parse_args()
     import cupy
     configs = {text: parse_config(text) for text in args.configs.split(",")}
-    seed = int(time.time()) % 2**31
-    rng = np.random.default_rng(seed)
-    info = cured.device_info()
-    print(f"{info['name']}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {seed}", flush=True)
+    seed, rng = seeded_rng()
     dump = []
     for log2 in (int(v) for v in args.lengths.split(",")):
         h = rng.standard_normal(2**log2, dtype=np.float64).astype(args.dtype)
@@ -137,7 +128,7 @@ def main():
         cupy.get_default_pinned_memory_pool().free_all_blocks()
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": info["name"], "seed": seed, "runs": dump}, f)
+            json.dump({"device": cured.device_info()["name"], "seed": seed, "runs": dump}, f)
 
 
 if __name__ == "__main__":
