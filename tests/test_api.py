@@ -254,12 +254,13 @@ def test_staging_settings():
             cured._cured._set_staging(*bad)
 
 
-def test_staging_trace_is_empty_until_a_traced_sum():
+def test_staging_trace_is_empty_until_a_traced_sum(tmp_path):
     """The probes' trace of a host-path sum (staged_trace.c): in a fresh process, before any sum
-    was traced, no chunks and every moment 0; _set_staging_trace switches it without a GPU."""
+    was traced, no chunks and every moment 0; _set_staging_trace switches it without a GPU. (Run
+    away from the checkout, whose cured/ has no built extension where the package is installed.)"""
     code = ("import cured; cured._cured._set_staging_trace(True); cured._cured._set_staging_trace(False); "
             "print(cured._cured._staging_trace())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "{'chunks': [], 'lanes_start': 0.0, 'lanes_end': 0.0, 'waited': 0.0}"
 
 
