@@ -25,7 +25,7 @@ static inline void cpu_relax(void) { _mm_pause(); }
 static inline void cpu_relax(void) {}
 #endif
 
-static int64_t now_ns(void) {
+int64_t cured_now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
@@ -156,7 +156,8 @@ void cured_pool_run(int64_t tasks, int threads, cured_task_fn fn, void *context)
     pthread_cond_broadcast(&wake);
     pthread_mutex_unlock(&lock);
     take_tasks(fn, context, 0, threads);
-    for (const int64_t until = now_ns() + POLL_NS; atomic_load(&inside) > 0 && now_ns() < until;) cpu_relax();
+    for (const int64_t until = cured_now_ns() + POLL_NS; atomic_load(&inside) > 0 && cured_now_ns() < until;)
+        cpu_relax();
     pthread_mutex_lock(&lock);
     while (inside > 0) pthread_cond_wait(&finished, &lock);
     job_helpers = 0; /* threads that wake only now take no part in it, and run none of its tasks */

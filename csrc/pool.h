@@ -23,6 +23,9 @@ int cured_pool_threads(void);
 /* The threads a job can have at most: the CPUs online, at least 1. */
 int cured_pool_capacity(void);
 
+/* The monotonic clock, in nanoseconds: what the pool polls by, and the host path's trace reads. */
+int64_t cured_now_ns(void);
+
 /* Registers the pool's fork handlers (once; cured_pool_run does it too). A file whose locks are
  * held while it runs a job registers its own handlers after this, so that fork() takes its locks
  * before the pool's, in the order the code takes them. */

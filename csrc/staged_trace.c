@@ -12,11 +12,10 @@
  * timed work one clock read and one event record a chunk (the lanes read the clock three times a
  * chunk, traced or not: tens of nanoseconds, where a 4 MiB chunk's host copy takes hundreds of
  * microseconds). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
+#include "pool.h"
 #include "gpu_internal.h"
 
 static _Atomic int trace_setting = 0;
@@ -28,12 +27,6 @@ static cured_trace_times times;
 static int64_t traced_rows, start_ns;
 
 void cured_set_staging_trace(int on) { trace_setting = on != 0; }
-
-static int64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 cured_cuda_status cured_trace_open(int64_t chunks, int *traced) {
     cured_cuda_status status = cured_ok;
@@ -52,9 +45,9 @@ done:
     return status;
 }
 
-void cured_trace_start(void) { start_ns = now_ns(); }
+void cured_trace_start(void) { start_ns = cured_now_ns(); }
 
-double cured_trace_clock(void) { return (double)(now_ns() - start_ns) * 1e-9; }
+double cured_trace_clock(void) { return (double)(cured_now_ns() - start_ns) * 1e-9; }
 
 cudaError_t cured_trace_chunk(int lane, int64_t chunk, int64_t bytes, double took, double waited, double staged,
                               cudaStream_t stream) {
