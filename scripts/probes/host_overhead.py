@@ -53,6 +53,16 @@ def seeded_rng():
     return seed, np.random.default_rng(seed)
 
 
+def in_turns_with_copy(h, subjects, records, args, cupy):
+    """Checks each subject's bits against the CPU's once, forgets what those calls recorded in
+    records[name], then times the subjects and the pinned copy of h's bytes in turns."""
+    expected = cured.sum(h, device="cpu")
+    for name, run in subjects.items():
+        assert run().tobytes() == expected.tobytes(), (name, h.size)
+        records[name].clear()
+    return _wall_in_turns({**subjects, "pinned copy": _pinned_copy(h.nbytes, cupy, None)}, args.repeats, args.budget)
+
+
 def staged(h, config, splits):
     lanes, chunk_bytes, ramp, direct = config
 
@@ -80,18 +90,13 @@ def main():
     args = parser.parse_args()
     import cupy
     configs = {text: parse_config(text) for text in args.configs.split(",")}
-    seed, rng = seeded_rng()
+    _, rng = seeded_rng()
     medians = {}
     for log2 in (int(v) for v in args.lengths.split(",")):
         h = rng.standard_normal(2**log2, dtype=np.float64).astype(args.dtype)
-        expected = cured.sum(h, device="cpu")
         splits = {text: [] for text in configs}
         subjects = {text: staged(h, config, splits[text]) for text, config in configs.items()}
-        for text, run in subjects.items():
-            assert run().tobytes() == expected.tobytes(), (text, log2)
-            splits[text].clear()
-        subjects["pinned copy"] = _pinned_copy(h.nbytes, cupy, None)
-        times = _wall_in_turns(subjects, args.repeats, args.budget)
+        times = in_turns_with_copy(h, subjects, splits, args, cupy)
         print(f"{args.dtype} 2^{log2}, {h.nbytes / 2**20:.0f} MiB ({len(times['pinned copy'])} rounds):")
         for name, ts in times.items():
             m = statistics.median(ts)

@@ -30,8 +30,7 @@ import numpy as np
 
 import cured
 from cured import _cured
-from cured.walltime import _pinned_copy, _wall_in_turns
-from host_overhead import add_staging_arguments, parse_config, seeded_rng  # this folder's
+from host_overhead import add_staging_arguments, in_turns_with_copy, parse_config, seeded_rng  # this folder's
 
 
 def traced(h, config, traces):
@@ -90,15 +89,9 @@ def main():
     dump = []
     for log2 in (int(v) for v in args.lengths.split(",")):
         h = rng.standard_normal(2**log2, dtype=np.float64).astype(args.dtype)
-        expected = cured.sum(h, device="cpu")
         traces = {text: [] for text in configs}
         subjects = {text: traced(h, config, traces[text]) for text, config in configs.items()}
-        for text, run in subjects.items():
-            assert run().tobytes() == expected.tobytes(), (text, log2)
-        subjects["pinned copy"] = _pinned_copy(h.nbytes, cupy, None)
-        for t in traces.values():
-            t.clear()
-        times = _wall_in_turns(subjects, args.repeats, args.budget)
+        times = in_turns_with_copy(h, subjects, traces, args, cupy)
         copy = statistics.median(times["pinned copy"])
         rate = h.nbytes / copy
         print(f"\n{args.dtype} 2^{log2}, {h.nbytes / 2**20:.0f} MiB ({len(times['pinned copy'])} rounds); "
