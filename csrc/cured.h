@@ -381,8 +381,9 @@ typedef struct {
     int lane;                            /* that took it */
     int64_t chunk, bytes;
     double took, waited, staged, queued; /* taken; waited for a free staging buffer (a duration);
-                                            copied into it; its GPU copy queued */
-    double copied;                       /* its GPU copy ended */
+                                            copied into it; its GPU work queued */
+    double copied;                       /* its copy to the device and first stage (direct: the first
+                                            stage alone, which reads it over the bus) ended */
 } cured_trace_row;
 enum { CURED_TRACE_LANES_START, CURED_TRACE_LANES_END, CURED_TRACE_WAITED, CURED_TRACE_MOMENTS };
 typedef struct {

@@ -89,7 +89,7 @@ cudaError_t cured_lanes_ready_event(int device, cudaEvent_t *event);
  * *traced says whether this sum is traced; if so, makes an event for each of its first `chunks`
  * (up to CURED_TRACE_CHUNKS). cured_trace_start: the host clock's zero, just after the sum's first
  * event is queued; cured_trace_clock: seconds since. cured_trace_chunk: a lane's row, and an event
- * queued on `stream` after the chunk's copy. cured_trace_close: after the sum's streams are waited
+ * queued on `stream` after the chunk's copy and first stage. cured_trace_close: after the sum's streams are waited
  * for, reads the events against `first` unless `status` failed, destroys them either way; returns
  * `status` or its own failure. */
 cured_cuda_status cured_trace_open(int64_t chunks, int *traced);

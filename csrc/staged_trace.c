@@ -1,12 +1,13 @@
 /* staged_trace.c: for probes, what each chunk of one host-path sum did and when (staged.c).
  *
  * The host path's wall time is a pipeline's: lanes copy chunks into pinned buffers (host memory to
- * host memory), then queue each chunk's copy to the GPU. How long the bus waits for its first bytes,
- * and whether it waits again later, cannot be read off the call's total; so while the trace is on
+ * host memory), then queue each chunk's way to the GPU (a copy and the first stage, or the first
+ * stage alone, which reads it over the bus). How long the bus waits for its first bytes, and whether
+ * it waits again later, cannot be read off the call's total; so while the trace is on
  * (cured_set_staging_trace), a sum with timing asked for records for each chunk the lane that took
  * it, when on the host it took it, how long it waited for a free staging buffer, when its host copy
- * ended and when its GPU copy was queued, and, from an event after that copy, when the copy ended on
- * the GPU's clock. The host clock starts when the sum's first event is queued, the GPU's at that
+ * ended and when its GPU work was queued, and, from an event after that work, when the chunk was
+ * on the device and read, on the GPU's clock. The host clock starts when the sum's first event is queued, the GPU's at that
  * event, on an idle stream: the two agree within the launch latency (microseconds). The events are
  * made for the traced sum and destroyed after it, outside its timed span, so the trace adds to the
  * timed work one clock read and one event record a chunk (the lanes read the clock three times a

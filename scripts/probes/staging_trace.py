@@ -2,10 +2,10 @@
 length and staging setting, `cured.sum(x, device="gpu", timing=True)` with the trace on, in turns
 with the pinned copy of the same bytes (whose speed is the bus's, R), then from each call's trace:
 
-- bus idle: the last chunk's copy end on the GPU (direct: the end of its first stage, which reads it
-  over the bus) minus the bytes / R, the time the bus could have moved the whole input in; split
-  into before the first chunk's bytes (its copy end minus its bytes / R) and later (gaps between
-  chunks);
+- bus idle: the last chunk's copy end on the GPU (the event follows its first stage too, a few
+  microseconds; direct: the end of the first stage alone, which reads it over the bus) minus the
+  bytes / R, the time the bus could have moved the whole input in; split into before the first
+  chunk's bytes (its copy end minus its bytes / R) and later (gaps between chunks);
 - the lanes: when each took its first chunk (the pool's wake-ups), how long its first host copy
   took, how many chunks it did, how long it waited for a free staging buffer (the bus behind), and
   the host copies' rate;
