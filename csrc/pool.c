@@ -18,12 +18,6 @@
  * 44.9 -> 27.5 to 28.4 us (34.0 to 35.3), 2^20 46.4 to 54.3 -> 40.6 to 40.8 (57.5 to 59.2); int64
  * 2^18 24.2 to 30.6 -> 22.0 to 22.2 (23.3 to 23.8), 2^20 68.4 to 68.7 -> 55.8 to 56.6 (86.5). */
 #define POLL_NS 50000
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-static inline void cpu_relax(void) { _mm_pause(); }
-#else
-static inline void cpu_relax(void) {}
-#endif
 
 int64_t cured_now_ns(void) {
     struct timespec t;
@@ -157,7 +151,7 @@ void cured_pool_run(int64_t tasks, int threads, cured_task_fn fn, void *context)
     pthread_mutex_unlock(&lock);
     take_tasks(fn, context, 0, threads);
     for (const int64_t until = cured_now_ns() + POLL_NS; atomic_load(&inside) > 0 && cured_now_ns() < until;)
-        cpu_relax();
+        cured_cpu_relax();
     pthread_mutex_lock(&lock);
     while (inside > 0) pthread_cond_wait(&finished, &lock);
     job_helpers = 0; /* threads that wake only now take no part in it, and run none of its tasks */

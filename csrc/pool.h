@@ -26,6 +26,14 @@ int cured_pool_capacity(void);
 /* The monotonic clock, in nanoseconds: what the pool polls by, and the host path's trace reads. */
 int64_t cured_now_ns(void);
 
+/* One turn of a spin wait: tells the CPU so (x86's pause), where it can. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+static inline void cured_cpu_relax(void) { _mm_pause(); }
+#else
+static inline void cured_cpu_relax(void) {}
+#endif
+
 /* Registers the pool's fork handlers (once; cured_pool_run does it too). A file whose locks are
  * held while it runs a job registers its own handlers after this, so that fork() takes its locks
  * before the pool's, in the order the code takes them. */
