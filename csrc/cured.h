@@ -12,6 +12,13 @@
 extern "C" {
 #endif
 
+/* A function both the host code and the kernels call. */
+#ifdef __CUDACC__
+#define CURED_HOST_DEVICE __host__ __device__
+#else
+#define CURED_HOST_DEVICE
+#endif
+
 /* ---- element types -------------------------------------------------------------------------
  * The input dtypes cured sums, in the order of cured_dtype. X(CODE, numpy-name, item size). */
 #define CURED_DTYPES(X)                                                                            \
@@ -187,9 +194,12 @@ static inline int64_t cured_elements_per_block(const cured_version *v) {
 
 /* TILES: the workspace is a header of CURED_TILES_HEADER_BYTES, then the tiles' partial sums. The
  * header holds the ticket counter (unsigned int: the tiles done so far) at offset 0, and for the
- * EXACT tree its flags at offset 4 and its state's limbs at CURED_TILES_EXACT_OFFSET. A fresh
- * workspace's header is zeroed, and every run leaves it zero again. */
+ * EXACT tree its flags at offset 4 and its state's limbs at CURED_TILES_EXACT_OFFSET; the fed
+ * kernel's chunk counter (uint64) is at CURED_TILES_FEED_OFFSET. A fresh workspace's header is
+ * zeroed, and every run but the fed kernel's (whose workspace is the host path's, fresh each sum)
+ * leaves it zero again. */
 #define CURED_TILES_HEADER_BYTES 1024
+#define CURED_TILES_FEED_OFFSET 8
 #define CURED_TILES_EXACT_OFFSET 256
 #define CURED_TILES_PARTIALS_OFFSET CURED_TILES_HEADER_BYTES
 static inline size_t cured_tiles_workspace(int64_t tiles, int acc_size) {
@@ -348,29 +358,47 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
  * Thread-safe; call it without the GIL. */
 cured_cuda_status cured_fetch_results(void *host, const void *device, size_t bytes, cudaStream_t stream);
 
-/* The host-path settings: `lanes` host threads (each with its own stream and two staging buffers)
- * and chunks of about `chunk_bytes`; `ramp` (the default) lets the first chunks grow, one a lane,
- * where the input is short (cured_chunks_make); results of `fetch_min_bytes` or more come back
- * through the lanes (cured_fetch_results); with `direct`, the first stage of the reduction reads
- * each chunk in its pinned staging buffer over the bus, where without it the copy engine first
- * copies the chunk into device memory (CUB's chunks are always copied). 0 restores a default
- * (direct: -1). For tests and tuning. */
+/* The host-path settings: `lanes` host threads (each with two staging buffers) and chunks of about
+ * `chunk_bytes`; `ramp` (the default) lets the first chunks grow, one a lane, where the input is
+ * short (cured_chunks_make); results of `fetch_min_bytes` or more come back through the lanes
+ * (cured_fetch_results); `mode` says how a chunk reaches the reduction's first stage:
+ *   CURED_STAGING_COPIED  the copy engine copies it into a device buffer of the lane's, and the lane
+ *                         launches the first stage there;
+ *   CURED_STAGING_DIRECT  the lane launches the first stage on the pinned staging buffer itself,
+ *                         which it reads over the bus (mapped memory);
+ *   CURED_STAGING_FED     one kernel for the whole input reads each chunk where it is staged, told
+ *                         by a flag in mapped memory (cured_feed): no launch or event a chunk. V9
+ *                         only; other versions run DIRECT under it.
+ * CUB's chunks are always copied, into one whole buffer. 0 restores a default (mode: -1). For tests
+ * and tuning. chunk_bytes is the setting, or CURED_DEFAULT_CHUNK_BYTES (the copied and direct
+ * modes, and fetch.c); fed_chunk_bytes the setting, or CURED_FEED_CHUNK_BYTES. */
 #define CURED_MAX_LANES 32
+typedef enum { CURED_STAGING_COPIED, CURED_STAGING_DIRECT, CURED_STAGING_FED } cured_staging_mode;
 typedef struct {
-    int lanes, ramp, direct;
-    int64_t chunk_bytes, fetch_min_bytes;
+    int lanes, ramp;
+    cured_staging_mode mode;
+    int64_t chunk_bytes, fed_chunk_bytes, fetch_min_bytes;
 } cured_staging;
-void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes, int direct);
+void cured_set_staging(int lanes, int64_t chunk_bytes, int ramp, int64_t fetch_min_bytes, int mode);
 void cured_get_staging(cured_staging *setting);
 
-/* direct's default. scripts/probes/staging_dma.cu (H200 host, 2026-11-28 04:57 UTC): the copy
+/* DIRECT over COPIED. scripts/probes/staging_dma.cu (H200 host, 2026-11-28 04:57 UTC): the copy
  * engine's copies to the GPU fell from 52.6 to 40.8 GB/s beside ten threads copying on the host,
  * whose memory both use; ten lanes whose kernel read their pinned buffers moved 256 MiB at 44.9 to
  * 47.8 GB/s where the same lanes copying first moved 35.5 to 37.8 (one pinned copy: 54.8). In cured
  * (scripts/probes/staging_trace.py, another H200 host, 05:09 UTC, V9 float32, 10 lanes of 4 MiB,
  * wall time in turns, as a share of the pinned copy's speed), copied -> direct: 2^24 0.55 -> 0.59,
- * 2^25 0.54 -> 0.62, 2^26 0.59 -> 0.73, 2^28 0.75 -> 0.87. */
-#define CURED_DIRECT_DEFAULT 1
+ * 2^25 0.54 -> 0.62, 2^26 0.59 -> 0.73, 2^28 0.75 -> 0.87.
+ * FED over DIRECT: scripts/probes/staging_polled.cu (H200 host, 2026-11-28 06:37 UTC, wall time,
+ * median of 7 in turns, as a share of one pinned copy): lanes that set flags for one kernel of 16
+ * blocks read 256 MiB at 0.87 and 1 GiB at 0.91 with chunks of 1 MiB, where in cured a launch and
+ * an event a chunk from ten threads made 1 MiB chunks slower than 4 MiB. In cured
+ * (scripts/probes/host_overhead.py, V9 float32, wall time in turns), 10 lanes of 4 MiB launched ->
+ * 10 lanes of 1 MiB fed: H200 host (06:59 UTC) 2^25 0.70 -> 0.83, 2^26 0.74 -> 0.86, 2^28 0.86 ->
+ * 0.90; H100 host (07:12 UTC) 0.70 -> 0.81, 0.76 -> 0.85, 0.84 -> 0.91. */
+#define CURED_DEFAULT_STAGING_MODE CURED_STAGING_FED
+#define CURED_DEFAULT_CHUNK_BYTES ((int64_t)4 << 20)
+#define CURED_FEED_CHUNK_BYTES ((int64_t)1 << 20)
 
 /* For probes (scripts/probes/staging_trace.py; staged_trace.c): while the trace is on, each host-path
  * sum with timing asked for records its first CURED_TRACE_CHUNKS chunks, one row each, and three
@@ -422,8 +450,42 @@ typedef struct {
 } cured_chunks;
 void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_chunk, int64_t unit, int lanes,
                        int ramp);
-/* Chunk k (< c->chunks): elements [*first, *first + *count). */
-void cured_chunk_span(const cured_chunks *c, int64_t k, int64_t *first, int64_t *count);
+/* Chunk k (< c->chunks): elements [*first, *first + *count). The fed kernel asks it too. */
+static inline CURED_HOST_DEVICE void cured_chunk_span(const cured_chunks *c, int64_t k, int64_t *first,
+                                                      int64_t *count) {
+    if (k < c->ramp_chunks) {
+        *first = c->ramp_first[k];
+        *count = c->ramp_first[k + 1] - *first;
+        return;
+    }
+    *first = c->ramp_first[c->ramp_chunks] + (k - c->ramp_chunks) * c->chunk;
+    *count = c->n - *first < c->chunk ? c->n - *first : c->chunk;
+}
+
+/* The fed mode's way between the lanes and the kernel (staged.c; kernels/v9_one_launch_tiles.cu).
+ * Both flags live in mapped pinned memory and carry the sum's `epoch` in their high 32 bits, so
+ * that flags of an earlier sum never read as this one's: a lane that has staged chunk k in its
+ * buffer s (slot 2 * lane + buffer) stores ready[k] = epoch << 32 | s (CURED_FEED_CANCELLED where
+ * the sum failed and chunk k will never come); a block that has read chunk k from slot s stores
+ * freed[s] = epoch << 32 | (k + 1), which the lane waits for before it stages another chunk
+ * there. The kernel's blocks take chunks in order through a counter in the workspace's header
+ * (CURED_TILES_FEED_OFFSET). `stamps`, where a probe traces the sum (staged_trace.c): the GPU's
+ * clock (ns) as each chunk was read, and at [chunks.chunks] as the first block began. */
+#define CURED_FEED_CANCELLED 0xffffffffu
+#define CURED_FEED_BLOCKS 16
+typedef struct {
+    const void *slot[2 * CURED_MAX_LANES]; /* the staging buffers' device addresses */
+    cured_chunks chunks;
+    uint64_t *ready, *freed, *stamps;
+    uint32_t epoch;
+} cured_feed;
+typedef cudaError_t (*cured_feed_fn)(const cured_feed *feed, void *out, int64_t n, void *workspace,
+                                     cudaStream_t stream);
+typedef struct {
+    cured_feed_fn fn[CURED_NUM_DTYPES][CURED_NUM_ACCS];
+} cured_feed_table;
+/* The version's fed kernels, or NULL where it has none (all but V9). */
+const cured_feed_table *cured_feed_launchers(const cured_version *v);
 
 /* ---- strided device input -------------------------------------------------------------------- */
 

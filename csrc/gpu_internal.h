@@ -87,16 +87,19 @@ cudaError_t cured_lanes_ready_event(int device, cudaEvent_t *event);
 
 /* The trace of one host-path sum (staged_trace.c), under cured_staging_lock(1). cured_trace_open:
  * *traced says whether this sum is traced; if so, makes an event for each of its first `chunks`
- * (up to CURED_TRACE_CHUNKS). cured_trace_start: the host clock's zero, just after the sum's first
- * event is queued; cured_trace_clock: seconds since. cured_trace_chunk: a lane's row, and an event
- * queued on `stream` after the chunk's copy and first stage. cured_trace_close: after the sum's streams are waited
- * for, reads the events against `first` unless `status` failed, destroys them either way; returns
- * `status` or its own failure. */
-cured_cuda_status cured_trace_open(int64_t chunks, int *traced);
+ * (up to CURED_TRACE_CHUNKS), none where it is `fed`. cured_trace_start: the host clock's zero, just
+ * after the sum's first event is queued; cured_trace_clock: seconds since. cured_trace_chunk: a
+ * lane's row, and, unless fed, an event queued on `stream` after the chunk's copy and first stage.
+ * cured_trace_feed: a fed sum's kernel's stamps (cured_feed) and an event queued just before it.
+ * cured_trace_close: after the sum's streams are waited for and before the stamps' memory is given
+ * back, reads the events or stamps against `first` unless `status` failed, destroys the events
+ * either way; returns `status` or its own failure. */
+cured_cuda_status cured_trace_open(int64_t chunks, int fed, int *traced);
 void cured_trace_start(void);
 double cured_trace_clock(void);
 cudaError_t cured_trace_chunk(int lane, int64_t chunk, int64_t bytes, double took, double waited, double staged,
                               cudaStream_t stream);
+void cured_trace_feed(const uint64_t *stamps, cudaEvent_t launched);
 void cured_trace_mark(int moment);
 cured_cuda_status cured_trace_close(cudaEvent_t first, cured_cuda_status status);
 

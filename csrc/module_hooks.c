@@ -1,6 +1,8 @@
 /* module_hooks.c: settings for tests and tuning (forced grids and misalignment, launch paths,
  * shared memory and bandwidth as another GPU's, the CPU sum's threads, the host path's staging and its trace),
  * failure injection and what is alive, the scalar order model, and the C-order copy. */
+#include <string.h>
+
 #include "module.h"
 
 #include "pool.h"
@@ -131,21 +133,27 @@ static PyObject *py_fault_state(PyObject *module, PyObject *unused) {
                          (long long)cured_live.device, "pool_threads", cured_pool_threads());
 }
 
+/* The staging modes' names, in the order of cured_staging_mode. */
+static const char *const staging_modes[] = {"copied", "direct", "fed"};
+
 static PyObject *py_set_staging(PyObject *module, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"lanes", "chunk_bytes", "ramp", "fetch_min_bytes", "direct", NULL};
-    int lanes, ramp = 1;
+    static char *keywords[] = {"lanes", "chunk_bytes", "ramp", "fetch_min_bytes", "mode", NULL};
+    int lanes, ramp = 1, mode = -1;
     long long chunk_bytes, fetch_min_bytes = 0;
-    PyObject *direct_obj = Py_None;
+    const char *mode_name = NULL;
     (void)module;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iL|pLO:_set_staging", keywords, &lanes, &chunk_bytes, &ramp,
-                                     &fetch_min_bytes, &direct_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iL|pLz:_set_staging", keywords, &lanes, &chunk_bytes, &ramp,
+                                     &fetch_min_bytes, &mode_name))
         return NULL;
     if (lanes < 0 || chunk_bytes < 0 || fetch_min_bytes < 0)
         return PyErr_Format(PyExc_ValueError,
                             "_set_staging: lanes, chunk_bytes and fetch_min_bytes must be >= 0 (0: the default)");
-    const int direct = direct_obj == Py_None ? -1 : PyObject_IsTrue(direct_obj);
-    if (direct_obj != Py_None && direct < 0) return NULL;
-    cured_set_staging(lanes, chunk_bytes, ramp, fetch_min_bytes, direct);
+    for (int m = 0; mode_name != NULL && m < (int)(sizeof staging_modes / sizeof *staging_modes); ++m)
+        if (strcmp(mode_name, staging_modes[m]) == 0) mode = m;
+    if (mode_name != NULL && mode < 0)
+        return PyErr_Format(PyExc_ValueError, "_set_staging: mode must be 'copied', 'direct', 'fed' or None, not '%s'",
+                            mode_name);
+    cured_set_staging(lanes, chunk_bytes, ramp, fetch_min_bytes, mode);
     Py_RETURN_NONE;
 }
 
@@ -154,9 +162,9 @@ static PyObject *py_staging(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
     cured_get_staging(&s);
-    return Py_BuildValue("{s:i,s:L,s:O,s:L,s:O}", "lanes", s.lanes, "chunk_bytes", (long long)s.chunk_bytes, "ramp",
-                         s.ramp ? Py_True : Py_False, "fetch_min_bytes", (long long)s.fetch_min_bytes, "direct",
-                         s.direct ? Py_True : Py_False);
+    return Py_BuildValue("{s:i,s:L,s:L,s:O,s:L,s:s}", "lanes", s.lanes, "chunk_bytes", (long long)s.chunk_bytes,
+                         "fed_chunk_bytes", (long long)s.fed_chunk_bytes, "ramp", s.ramp ? Py_True : Py_False,
+                         "fetch_min_bytes", (long long)s.fetch_min_bytes, "mode", staging_modes[s.mode]);
 }
 
 static PyObject *py_chunk_spans(PyObject *module, PyObject *args) {
@@ -253,11 +261,13 @@ PyMethodDef module_hooks_methods[] = {
      "_fault_host, 'host_fired', and what is alive: 'streams', 'events', 'pinned' and 'device' allocations (outside "
      "the memory pool), 'pool_threads'}."},
     {"_set_staging", (PyCFunction)(void (*)(void))py_set_staging, METH_VARARGS | METH_KEYWORDS,
-     "_set_staging(lanes, chunk_bytes, ramp=True, fetch_min_bytes=0, direct=None)\n--\n\nFor tests and tuning: "
-     "the host path's lanes (threads, each with its own stream and staging buffers) and chunk size in bytes; with "
-     "`ramp` the first chunks grow, one a lane; results along axes of fetch_min_bytes or more come back through the "
-     "lanes; with `direct` the reduction reads each chunk in its pinned staging buffer instead of a copy of it in "
-     "device memory. 0 (direct: None) restores each default."},
+     "_set_staging(lanes, chunk_bytes, ramp=True, fetch_min_bytes=0, mode=None)\n--\n\nFor tests and tuning: "
+     "the host path's lanes (threads, each with its own staging buffers) and chunk size in bytes; with `ramp` the "
+     "first chunks grow, one a lane; results along axes of fetch_min_bytes or more come back through the lanes; "
+     "`mode`, how a chunk reaches the reduction: 'copied' (the copy engine copies it into device memory, and the "
+     "lane launches the first stage there), 'direct' (the lane launches the first stage on its pinned staging "
+     "buffer) or 'fed' (one kernel reads each chunk in its staging buffer as flags say it is there; V9 only, "
+     "others 'direct'). 0 (mode: None) restores each default."},
     {"_set_staging_trace", py_set_staging_trace, METH_VARARGS,
      "_set_staging_trace(on)\n--\n\nFor probes: while on, each host-path sum with timing=True records its chunks "
      "(cured.h, cured_trace_row), which _staging_trace() returns."},
@@ -267,8 +277,9 @@ PyMethodDef module_hooks_methods[] = {
      "first event, on the host's clock ('waited' of a chunk: a duration) and, for 'copied', the GPU's; no chunks "
      "where none was traced or the sum failed."},
     {"staging", py_staging, METH_NOARGS,
-     "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes', 'ramp', 'fetch_min_bytes', 'direct'} "
-     "(chunks are rounded to whole blocks or tiles of the version)."},
+     "staging()\n--\n\nThe host path's settings: {'lanes', 'chunk_bytes' (the copied and direct modes'), "
+     "'fed_chunk_bytes', 'ramp', 'fetch_min_bytes', 'mode'} (chunks are rounded to whole blocks or tiles of the "
+     "version)."},
     {"_chunk_spans", py_chunk_spans, METH_VARARGS,
      "_chunk_spans(n, chunk, unit, lanes, ramp)\n--\n\nFor tests: the host path's chunks of n elements for "
      "`lanes` lanes as (first, count) pairs: chunks of `chunk` elements (the setting's, in elements), whole units "

@@ -21,6 +21,15 @@ const cured_version *cured_find_version(long id) {
     return NULL;
 }
 
+/* V9's kernel for the host path's fed mode (staged.c): V9 is the default version, and the one whose
+ * host input the fed mode was measured for; the others launch a first stage a chunk. */
+extern const cured_feed_table v9_one_launch_tiles_fed_launchers;
+extern const cured_launch_table v9_one_launch_tiles_launchers;
+
+const cured_feed_table *cured_feed_launchers(const cured_version *v) {
+    return v != NULL && v->launchers == &v9_one_launch_tiles_launchers ? &v9_one_launch_tiles_fed_launchers : NULL;
+}
+
 #define CURED_DTYPE_NAME(code, name, size) name,
 static const char *const dtype_names[] = {CURED_DTYPES(CURED_DTYPE_NAME)};
 #undef CURED_DTYPE_NAME

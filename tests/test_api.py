@@ -236,22 +236,26 @@ def test_build_helpers(monkeypatch, tmp_path):
 
 def test_staging_settings():
     default = cured._cured.staging()
-    assert default["lanes"] >= 1 and default["chunk_bytes"] > 0 and default["fetch_min_bytes"] > 0
-    assert default["ramp"] is True and default["direct"] in (True, False)
-    fetch_min, direct = default["fetch_min_bytes"], default["direct"]
+    assert default["lanes"] >= 1 and default["chunk_bytes"] > 0 and default["fed_chunk_bytes"] > 0
+    assert default["fetch_min_bytes"] > 0 and default["ramp"] is True and default["mode"] == "fed"
+    fetch_min = default["fetch_min_bytes"]
     cured._cured._set_staging(3, 1 << 20)
-    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": True, "fetch_min_bytes": fetch_min,
-                                      "direct": direct}
-    cured._cured._set_staging(3, 1 << 20, False, 4096, not direct)
-    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "ramp": False, "fetch_min_bytes": 4096,
-                                      "direct": not direct}
-    cured._cured._set_staging(0, 0, direct=direct)
-    assert cured._cured.staging()["direct"] is direct
+    assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 20, "fed_chunk_bytes": 1 << 20, "ramp": True,
+                                      "fetch_min_bytes": fetch_min, "mode": "fed"}
+    for mode in ("copied", "direct", "fed"):
+        cured._cured._set_staging(3, 1 << 19, False, 4096, mode)
+        assert cured._cured.staging() == {"lanes": 3, "chunk_bytes": 1 << 19, "fed_chunk_bytes": 1 << 19,
+                                          "ramp": False, "fetch_min_bytes": 4096, "mode": mode}
+    cured._cured._set_staging(0, 0, mode="direct")
+    assert cured._cured.staging() == {**default, "mode": "direct"}
     cured._cured._set_staging(0, 0)
     assert cured._cured.staging() == default
     for bad in [(-1, 0), (0, -1), (0, 0, True, -1)]:
         with pytest.raises(ValueError, match=">= 0"):
             cured._cured._set_staging(*bad)
+    with pytest.raises(ValueError, match="mode must be 'copied', 'direct', 'fed' or None, not 'copy'"):
+        cured._cured._set_staging(0, 0, mode="copy")
+    assert cured._cured.staging() == default
 
 
 def test_staging_trace_is_empty_until_a_traced_sum(tmp_path):

@@ -234,9 +234,9 @@ def paths():
             cured._cured._set_staging_trace(False)
             cured._cured._set_staging(0, 0)
 
-    def staged(lanes, direct=None, **kw):
+    def staged(lanes, mode=None, **kw):
         def call():
-            cured._cured._set_staging(lanes, 64 << 10, direct=direct)
+            cured._cured._set_staging(lanes, 64 << 10, mode=mode)
             try:
                 return cured.sum(rng_x, device="gpu", **kw)
             finally:
@@ -246,7 +246,8 @@ def paths():
     return {
         "host, 1 lane": staged(1),
         "host, 3 lanes": staged(3),
-        "host, 3 lanes, copied to the device": staged(3, direct=False),
+        "host, 3 lanes, a launch a chunk": staged(3, mode="direct"),
+        "host, 3 lanes, copied to the device": staged(3, mode="copied"),
         "host V0 (passes, scratch)": staged(2, version=0),
         "host CUB": staged(2, version="cub"),
         "host timing=True": lambda: cured.sum(rng_x, device="gpu", timing=True).value,

@@ -34,16 +34,18 @@ def chunk_elements(version, dtype, n, chunk_bytes):
     return max(unit, chunk_bytes // np.dtype(dtype).itemsize // unit * unit)
 
 
-@pytest.mark.parametrize("lanes, ramp, direct", [(1, True, True), (1, True, False), (2, True, True), (5, True, True),
-                                                 (5, True, False), (5, False, True)])
+@pytest.mark.parametrize("lanes, ramp, mode", [(1, True, "fed"), (1, True, "direct"), (1, True, "copied"),
+                                               (2, True, "fed"), (5, True, "fed"), (5, True, "direct"),
+                                               (5, True, "copied"), (5, False, "fed")])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int8"])
 @pytest.mark.parametrize("version", [v.id for v in cured.versions()])
-def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lanes, ramp, direct):
+def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lanes, ramp, mode):
     """Lengths around the chunks' ends: one short of an end, on it, one past it, for the ramp's
     first chunks, its end and the first whole chunk after it, then several chunks and a ragged last
     one; 64 KiB chunks, so that there are many; each version's first stage reading the chunks in
-    the pinned staging buffers (direct) or their copies in device memory."""
-    staging(lanes, 64 << 10, ramp, direct=direct)
+    the pinned staging buffers (V9 in one fed kernel, the others launched a chunk: "fed"; launched
+    a chunk: "direct") or their copies in device memory ("copied")."""
+    staging(lanes, 64 << 10, ramp, mode=mode)
     base = chunk_elements(version, dtype, 10**6, 64 << 10)
     ramped = base * lanes * cured._cured.RAMP_MAX_CHUNKS_A_LANE  # the longest input with a ramp
     spans = cured._cured._chunk_spans(ramped, base, unit_of(version, dtype, ramped), lanes, ramp)
@@ -102,7 +104,7 @@ def test_device_memory_holds_only_the_lanes_buffers(seed, version):
     assert same_bits(cured.sum(x, version=version, device="gpu"), cured.sum(x, version=version, device="cpu"))
     high = cured._cured.memory_in_use()["used_high"]
     scratch = 2 * settings["chunk_bytes"] if version == 0 else 0  # V0: 8 bytes a float32, for each lane and one more
-    buffers = 0 if settings["direct"] else 2 * settings["chunk_bytes"]
+    buffers = 0 if settings["mode"] != "copied" else 2 * settings["chunk_bytes"]
     allowed = settings["lanes"] * (buffers + scratch) + scratch + 8 * x.size // 256 + (1 << 20)
     assert high <= allowed < x.nbytes // 4, (high, allowed)
 

@@ -106,11 +106,11 @@ def test_v9_bits_do_not_depend_on_grid_or_alignment(seed, dtype, n):
     shapes = [(0, 0), (1, 0), (2, 0), (7, 0), (132, 0), (1000, 0), (100000, 0)]
     shapes += [(blocks, m) for m in (1, 2, 4, 8, 12) if m % x.itemsize == 0 for blocks in (0, 5)]
     try:
-        for direct in (True, False):  # the kernel reads the pinned staging buffer, or its copy on the device
-            cured._cured._set_staging(0, 0, direct=direct)
+        for mode in ("fed", "direct", "copied"):  # the pinned staging buffer read by one kernel or a launch a
+            cured._cured._set_staging(0, 0, mode=mode)  # chunk, or its copy on the device
             for blocks, misalign in shapes:
                 cured._cured._set_test_launch(blocks, misalign)
-                assert same_bits(cured.sum(x, version=9, device="gpu"), expected), (blocks, misalign, direct)
+                assert same_bits(cured.sum(x, version=9, device="gpu"), expected), (blocks, misalign, mode)
     finally:
         cured._cured._set_test_launch(0, 0)
         cured._cured._set_staging(0, 0)

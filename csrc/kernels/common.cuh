@@ -90,9 +90,10 @@ cudaError_t launch(void (*kernel)(const In *, Acc *, int64_t, Acc *), int thread
 }
 
 // The launch table of a version: Launcher<In, Acc>::launch for every supported pair, nullptr for a
-// floating input into an integer accumulator (never instantiated).
-template <template <class, class> class Launcher, int Dtype, class Acc>
-constexpr cured_launch_fn table_entry() {
+// floating input into an integer accumulator (never instantiated). Table is cured_launch_table, or
+// another table of the same shape (cured_feed_table).
+template <template <class, class> class Launcher, int Dtype, class Acc, class Fn>
+constexpr Fn table_entry() {
     using In = typename dtype_type<Dtype>::type;
     if constexpr (is_floating<In> && !is_floating<Acc>) {
         return nullptr;
@@ -101,10 +102,11 @@ constexpr cured_launch_fn table_entry() {
     }
 }
 
-template <template <class, class> class Launcher, int... Dtypes>
-constexpr cured_launch_table make_table(std::integer_sequence<int, Dtypes...>) {
-    return cured_launch_table{{{table_entry<Launcher, Dtypes, int64_t>(), table_entry<Launcher, Dtypes, uint64_t>(),
-                                table_entry<Launcher, Dtypes, float>(), table_entry<Launcher, Dtypes, double>()}...}};
+template <template <class, class> class Launcher, class Table = cured_launch_table, int... Dtypes>
+constexpr Table make_table(std::integer_sequence<int, Dtypes...>) {
+    using Fn = std::remove_all_extents_t<decltype(Table::fn)>;
+    return Table{{{table_entry<Launcher, Dtypes, int64_t, Fn>(), table_entry<Launcher, Dtypes, uint64_t, Fn>(),
+                   table_entry<Launcher, Dtypes, float, Fn>(), table_entry<Launcher, Dtypes, double, Fn>()}...}};
 }
 
 }  // namespace cured

@@ -31,9 +31,14 @@
 // that holds the end of the input loads element by element with bounds checks, past the end as 0.
 //
 // A launch may also be given a piece of the input, whole tiles of it (cured_span): the host path
-// copies the input in chunks and reduces each as soon as it is on the device (staged.c). The tiles
-// and their partials are the same as in one launch over the whole input, and since the counter
-// counts tiles, not blocks, the block that completes the last tile of the last piece combines.
+// stages the input in chunks and reduces each as soon as it is there (staged.c). The tiles and
+// their partials are the same as in one launch over the whole input, and since the counter counts
+// tiles, not blocks, the block that completes the last tile of the last piece combines. By default
+// the host path does not launch a piece a chunk at all: reduce_v9_fed, launched once, reads each
+// chunk in its pinned staging buffer as soon as a flag says it is there (below), because ten host
+// threads launching and recording events at once kept chunks small enough to overlap well slow:
+// 10 lanes of 1 MiB fed read 0.81 to 0.86 of the pinned copy's speed at 2^25 and 2^26 float32 where
+// 10 lanes of 4 MiB launched read 0.70 to 0.76 (H100 and H200 hosts, 2026-11-28; docs/host_path.md).
 //
 // Napkin math: 2^28 float32 = 1 GiB read once; at the H200's theoretical 4.81 TB/s, 223 us. At
 // 2^10 to 2^16 the floor is the launch: an empty kernel takes 3.4 us on the H200 (docs/v9.md).
@@ -115,27 +120,18 @@ __device__ __forceinline__ Acc thread_tile_sum(const In *in, int64_t n, int64_t 
     return sum;
 }
 
-// `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says.
-template <class In, class Acc, bool Aligned>
-__global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, int64_t n, int64_t first_tile,
-                                                      cured_tiles t, void *workspace) {
-    __shared__ Acc warp_sums[kWarps];
+// The end of every block of a ticket kernel, which summed `tiles_done` tiles: the block that
+// completes the count of tiles combines the partials. Thread 0 wrote this block's partials; its add
+// is a release (the partials are visible before the count includes them) and an acquire (the last
+// block sees every block's partials; the barrier passes that on to its other threads). The last
+// block puts the counter back to 0 for the next sum.
+template <class Acc>
+__device__ __forceinline__ void combine_if_last(unsigned tiles_done, const cured_tiles &t, void *workspace, Acc *out,
+                                                Acc *warp_sums) {
     __shared__ bool last_block;
     unsigned *const ticket = static_cast<unsigned *>(workspace);
-    Acc *const partials = reinterpret_cast<Acc *>(static_cast<char *>(workspace) + CURED_TILES_PARTIALS_OFFSET);
-
-    const int64_t tiles_here = (n + t.tile - 1) / t.tile;
-    unsigned tiles_done = 0;
-    for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
-        const Acc sum = group_sum(thread_tile_sum<In, Acc, Aligned>(in, n, tile * t.tile, t, threadIdx.x), warp_sums, 0,
-                                  threadIdx.x);
-        if (threadIdx.x == 0) partials[first_tile + tile] = sum;
-    }
-
-    // The block that completes the count of tiles combines the partials. Thread 0 wrote this
-    // block's partials; its add is a release (the partials are visible before the count includes
-    // them) and an acquire (the last block sees every block's partials; the barrier passes that on
-    // to its other threads). The last block puts the counter back to 0 for the next sum.
+    const Acc *const partials =
+        reinterpret_cast<const Acc *>(static_cast<char *>(workspace) + CURED_TILES_PARTIALS_OFFSET);
     if (threadIdx.x == 0) {
         cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*ticket);
         last_block = counter.fetch_add(tiles_done, cuda::memory_order_acq_rel) + tiles_done == t.tiles;
@@ -148,6 +144,24 @@ __global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, in
     Acc sum = thread_partials_sum<Acc>(t.tiles, threadIdx.x, [&](int64_t i) { return __ldcg(partials + i); });
     sum = group_sum(sum, warp_sums, 0, threadIdx.x);
     if (threadIdx.x == 0) out[0] = sum;
+}
+
+// `in` holds n elements: tiles first_tile, first_tile + 1, ... of an input cut as `t` says.
+template <class In, class Acc, bool Aligned>
+__global__ void __launch_bounds__(kThreads) reduce_v9(const In *in, Acc *out, int64_t n, int64_t first_tile,
+                                                      cured_tiles t, void *workspace) {
+    __shared__ Acc warp_sums[kWarps];
+    Acc *const partials = reinterpret_cast<Acc *>(static_cast<char *>(workspace) + CURED_TILES_PARTIALS_OFFSET);
+
+    const int64_t tiles_here = (n + t.tile - 1) / t.tile;
+    unsigned tiles_done = 0;
+    for (int64_t tile = blockIdx.x; tile < tiles_here; tile += gridDim.x, ++tiles_done) {
+        const Acc sum = group_sum(thread_tile_sum<In, Acc, Aligned>(in, n, tile * t.tile, t, threadIdx.x), warp_sums, 0,
+                                  threadIdx.x);
+        if (threadIdx.x == 0) partials[first_tile + tile] = sum;
+    }
+
+    combine_if_last(tiles_done, t, workspace, out, warp_sums);
 }
 
 // The whole input, at most kGroups tiles: one block, a group of kThreads threads a tile. Each group
@@ -173,6 +187,71 @@ __global__ void __launch_bounds__(kThreads * kGroups) reduce_v9_few_tiles(const 
     Acc sum = thread_partials_sum<Acc>(t.tiles, thread, [&](int64_t i) { return partials[i]; });
     sum = group_sum(sum, warp_sums[0], 0, thread);
     if (thread == 0) out[0] = sum;
+}
+
+// The host path's fed mode (staged.c; cured_feed in cured.h): one launch for a whole host input,
+// queued before the lanes start copying it, chunk by chunk, into their pinned staging buffers. Each
+// block takes the next chunk (a counter in the workspace's header), its thread 0 waits until the
+// chunk's flag in mapped host memory names the staging buffer that holds it (an acquire at system
+// scope: the lane's bytes are visible after it; the barrier passes that on), the block sums the
+// chunk's tiles there over the bus as reduce_v9 sums a piece, and thread 0 frees the buffer for its
+// lane (a release, after the barrier that follows every thread's loads of it). The tiles, their
+// partials, the ticket and the combine are reduce_v9's: the same bits. A cancelled chunk (a lane
+// failed) is skipped; its tiles never count, so no block combines.
+__device__ __forceinline__ unsigned await_chunk(const cured_feed &feed, int64_t k) {
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_system> flag(feed.ready[k]);
+    for (;;) {
+        const uint64_t v = flag.load(cuda::memory_order_acquire);
+        if (uint32_t(v >> 32) == feed.epoch) return unsigned(v);
+        __nanosleep(256);  // each look is a trip over the bus
+    }
+}
+
+__device__ __forceinline__ uint64_t gpu_clock_ns() {
+    uint64_t ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
+}
+
+template <class In, class Acc, bool Aligned>
+__global__ void __launch_bounds__(kThreads) reduce_v9_fed(const cured_feed feed, Acc *out, cured_tiles t,
+                                                          void *workspace) {
+    __shared__ Acc warp_sums[kWarps];
+    __shared__ int64_t taken_chunk;
+    __shared__ unsigned taken_slot;
+    Acc *const partials = reinterpret_cast<Acc *>(static_cast<char *>(workspace) + CURED_TILES_PARTIALS_OFFSET);
+    auto *const next = reinterpret_cast<unsigned long long *>(static_cast<char *>(workspace) + CURED_TILES_FEED_OFFSET);
+    if (feed.stamps != nullptr && blockIdx.x == 0 && threadIdx.x == 0) feed.stamps[feed.chunks.chunks] = gpu_clock_ns();
+
+    unsigned tiles_done = 0;
+    for (;;) {
+        if (threadIdx.x == 0) {
+            const int64_t k = int64_t(atomicAdd(next, 1ull));
+            taken_chunk = k;
+            if (k < feed.chunks.chunks) taken_slot = await_chunk(feed, k);
+        }
+        __syncthreads();
+        const int64_t k = taken_chunk;
+        const unsigned slot = taken_slot;
+        __syncthreads();  // thread 0 takes the next chunk only once every thread has read this one
+        if (k >= feed.chunks.chunks) break;
+        if (slot == CURED_FEED_CANCELLED) continue;
+        int64_t first, count;
+        cured_chunk_span(&feed.chunks, k, &first, &count);
+        const In *const in = static_cast<const In *>(feed.slot[slot]);
+        const int64_t tiles_here = (count + t.tile - 1) / t.tile;
+        for (int64_t tile = 0; tile < tiles_here; ++tile, ++tiles_done) {
+            const Acc sum = group_sum(thread_tile_sum<In, Acc, Aligned>(in, count, tile * t.tile, t, threadIdx.x),
+                                      warp_sums, 0, threadIdx.x);
+            if (threadIdx.x == 0) partials[first / t.tile + tile] = sum;
+        }
+        if (threadIdx.x == 0) {  // group_sum ended with a barrier: every thread's loads are done
+            cuda::atomic_ref<uint64_t, cuda::thread_scope_system> freed(feed.freed[slot]);
+            freed.store(uint64_t(feed.epoch) << 32 | uint64_t(k + 1), cuda::memory_order_release);
+            if (feed.stamps != nullptr) feed.stamps[k] = gpu_clock_ns();
+        }
+    }
+    combine_if_last(tiles_done, t, workspace, out, warp_sums);
 }
 
 // Waves of blocks in V9's grid. With one wave (as many blocks as fit the GPU at once), each block's
@@ -208,7 +287,25 @@ template <class In, class Acc> struct v9_launcher {
     }
 };
 
+// The fed kernel: CURED_FEED_BLOCKS blocks (a test's grid where one is forced), never more than
+// chunks. Few blocks: each one waiting polls the bus, and 16 already read faster than the bus
+// brings the chunks (staging_polled.cu: 16 blocks 0.87 of one pinned copy, 132 blocks 0.86; 256
+// KiB chunks 0.88 against 0.81).
+template <class In, class Acc> struct v9_fed_launcher {
+    static cudaError_t launch(const cured_feed *feed, void *out, int64_t n, void *workspace, cudaStream_t stream) {
+        const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), n);
+        const int64_t grid = cured_tiles_grid(feed->chunks.chunks, CURED_FEED_BLOCKS);
+        const bool aligned = reinterpret_cast<uintptr_t>(feed->slot[0]) % CURED_VECTOR_BYTES == 0;
+        return aligned ? cured::launch<reduce_v9_fed<In, Acc, true>>(unsigned(grid), kThreads, 0, stream, *feed,
+                                                                     static_cast<Acc *>(out), t, workspace)
+                       : cured::launch<reduce_v9_fed<In, Acc, false>>(unsigned(grid), kThreads, 0, stream, *feed,
+                                                                      static_cast<Acc *>(out), t, workspace);
+    }
+};
+
 }  // namespace
 
 extern "C" const cured_launch_table v9_one_launch_tiles_launchers =
     cured::make_table<v9_launcher>(std::make_integer_sequence<int, CURED_NUM_DTYPES>{});
+extern "C" const cured_feed_table v9_one_launch_tiles_fed_launchers =
+    cured::make_table<v9_fed_launcher, cured_feed_table>(std::make_integer_sequence<int, CURED_NUM_DTYPES>{});

@@ -10,9 +10,10 @@ work would grow with lanes x chunk; the pool's wake-ups with the lanes alone.
     python scripts/probes/host_overhead.py [--lengths 24,25,26,27,28] [--dtype float32]
         [--configs 10x4,1x4] [--budget 1.0]
 
-A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first and ":copy" for
-each chunk copied into device memory before its reduction (else the reduction reads the pinned
-staging buffer: direct, the default since). The run of 2026-11-28 04:05 UTC that docs/host_path.md
+A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first, ":copy" for
+each chunk copied into device memory before its reduction (mode "copied") and ":launch" for a
+reduction launched on each pinned staging buffer (mode "direct"); else one kernel reads them all
+(mode "fed", the default since 2026-11-28 07:00 UTC). The run of 2026-11-28 04:05 UTC that docs/host_path.md
 reports was today's 10x4:copy,1x4:copy (printed there as "gpu, default lanes" and "gpu, one lane",
 with a one-thread NumPy copy beside them). A probe for
 docs/host_path.md; nothing reads it. Fresh random data each run (seed printed)."""
@@ -28,12 +29,14 @@ from cured.walltime import _pinned_copy, _wall_in_turns
 
 
 def parse_config(text):
-    """'10x4', '10x4:noramp', '10x4:copy' or '10x4:copy:noramp' -> (lanes, chunk bytes, ramp, direct)."""
+    """'10x4', '10x4:noramp', '10x4:copy', '10x4:launch:noramp', ... -> (lanes, chunk bytes, ramp, mode)."""
     spec, *flags = text.split(":")
     lanes, chunk_mib = spec.split("x")
-    if set(flags) - {"noramp", "copy"}:
-        raise ValueError(f"config {text!r}: the flags are ':noramp' and ':copy'")
-    return int(lanes), int(float(chunk_mib) * 2**20), "noramp" not in flags, "copy" not in flags
+    modes = {"copy": "copied", "launch": "direct"}
+    if set(flags) - {"noramp", *modes} or len(set(flags) & set(modes)) > 1:
+        raise ValueError(f"config {text!r}: the flags are ':noramp', and one of ':copy' and ':launch'")
+    mode = next((modes[f] for f in flags if f in modes), "fed")
+    return int(lanes), int(float(chunk_mib) * 2**20), "noramp" not in flags, mode
 
 
 def add_staging_arguments(parser, lengths, configs, repeats):
@@ -64,10 +67,10 @@ def in_turns_with_copy(h, subjects, records, args, cupy):
 
 
 def staged(h, config, splits):
-    lanes, chunk_bytes, ramp, direct = config
+    lanes, chunk_bytes, ramp, mode = config
 
     def run():
-        _cured._set_staging(lanes, chunk_bytes, ramp, direct=direct)
+        _cured._set_staging(lanes, chunk_bytes, ramp, mode=mode)
         try:
             value, timing = cured.sum(h, device="gpu", timing=True)
         finally:

@@ -3,7 +3,8 @@ length and staging setting, `cured.sum(x, device="gpu", timing=True)` with the t
 with the pinned copy of the same bytes (whose speed is the bus's, R), then from each call's trace:
 
 - bus idle: the last chunk's copy end on the GPU (the event follows its first stage too, a few
-  microseconds; direct: the end of the first stage alone, which reads it over the bus) minus the
+  microseconds; ":launch": the end of the first stage alone, which reads it over the bus; fed: the
+  GPU's clock as the kernel's block had read it) minus the
   bytes / R, the time the bus could have moved the whole input in; split into before the first
   chunk's bytes (its copy end minus its bytes / R) and later (gaps between chunks);
 - the lanes: when each took its first chunk (the pool's wake-ups), how long its first host copy
@@ -15,11 +16,11 @@ Prints, per subject, the median over its calls of each figure, and the trace of 
 bus idle was the median one, a chunk a line, with --show-chunks.
 
     python scripts/probes/staging_trace.py [--lengths 25,26,28] [--dtype float32]
-        [--configs 10x4:copy,10x4,10x1,14x1] [--budget 1.0] [--show-chunks] [--json PATH]
+        [--configs 10x4:launch,10x1,10x0.25,14x1] [--budget 1.0] [--show-chunks] [--json PATH]
 
-A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first and ":copy" for
-the copy of each chunk into device memory before its reduction (else the reduction reads the pinned
-staging buffer: direct), as in host_overhead.py. The wall time
+A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first, and ":copy" (the
+copy of each chunk into device memory before its reduction) or ":launch" (a reduction launched on
+each pinned staging buffer), else one fed kernel, as in host_overhead.py. The wall time
 printed includes reading the trace back (tens of microseconds); the call's own split does not. A
 probe for docs/host_path.md; nothing reads it. Fresh random data each run (seed printed)."""
 import argparse
@@ -34,10 +35,10 @@ from host_overhead import add_staging_arguments, in_turns_with_copy, parse_confi
 
 
 def traced(h, config, traces):
-    lanes, chunk_bytes, ramp, direct = config
+    lanes, chunk_bytes, ramp, mode = config
 
     def run():
-        _cured._set_staging(lanes, chunk_bytes, ramp, direct=direct)
+        _cured._set_staging(lanes, chunk_bytes, ramp, mode=mode)
         _cured._set_staging_trace(True)
         try:
             value, timing = cured.sum(h, device="gpu", timing=True)
@@ -79,7 +80,7 @@ def figures(timing, trace, rate):
 
 def main():
     parser = argparse.ArgumentParser()
-    add_staging_arguments(parser, "25,26,28", "10x4:copy,10x4,10x1,14x1", 40)
+    add_staging_arguments(parser, "25,26,28", "10x4:launch,10x1,10x0.25,14x1", 40)
     parser.add_argument("--show-chunks", action="store_true", help="print the median call's trace")
     parser.add_argument("--json", help="write every call's trace here")
     args = parser.parse_args()
