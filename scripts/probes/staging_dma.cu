@@ -30,8 +30,7 @@
 #include <string>
 #include <thread>
 #include <vector>
-#define CK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("line %d: %s\n", __LINE__, cudaGetErrorString(err_)); exit(1); } } while (0)
-static double now() { timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+#include "staging_probe.cuh"
 
 struct Lane {
     cudaStream_t stream;
@@ -170,18 +169,8 @@ struct Busy {
 
 int main(int argc, char **argv) {
     const size_t bytes = (size_t)(argc > 1 ? atoi(argv[1]) : 256) << 20;
-    CK(cudaSetDevice(0));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    time_t t = time(nullptr);
-    char when[64];
-    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&t));
-    printf("%s, %s, %u CPUs, %zu MiB, wall ms (GB/s), median of 7 in turns\n", prop.name, when,
-           std::thread::hardware_concurrency(), bytes >> 20);
     char *pinned, *device;
-    CK(cudaHostAlloc(&pinned, bytes, cudaHostAllocPortable));
-    memset(pinned, 1, bytes);
-    CK(cudaMalloc(&device, bytes));
+    probe_start(bytes, &pinned, &device);
     char *input = (char *)malloc(bytes);
     for (size_t i = 0; i < bytes; i += 4096) input[i] = (char)i;
     memset(input, 3, bytes);

@@ -33,8 +33,7 @@
 
 #include <cuda/atomic>
 
-#define CK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("line %d: %s\n", __LINE__, cudaGetErrorString(err_)); exit(1); } } while (0)
-static double now() { timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+#include "staging_probe.cuh"
 
 typedef unsigned long long u64;
 constexpr int kThreads = 512;
@@ -136,18 +135,8 @@ static double on_lanes(int count, const std::function<void(int)> &lane, const st
 int main(int argc, char **argv) {
     const size_t bytes = (size_t)(argc > 1 ? atoi(argv[1]) : 256) << 20;
     const std::string filter = argc > 2 ? argv[2] : "";
-    CK(cudaSetDevice(0));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    time_t t = time(nullptr);
-    char when[64];
-    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&t));
-    printf("%s, %s, %u CPUs, %zu MiB, wall ms (GB/s), median of 7 in turns\n", prop.name, when,
-           std::thread::hardware_concurrency(), bytes >> 20);
     char *pinned, *device;
-    CK(cudaHostAlloc(&pinned, bytes, cudaHostAllocPortable));
-    memset(pinned, 1, bytes);
-    CK(cudaMalloc(&device, bytes));
+    const time_t t = probe_start(bytes, &pinned, &device);
     uint32_t *input = (uint32_t *)malloc(bytes);
     u64 expected = 0, x = (u64)t | 1;
     for (size_t i = 0; i < bytes / 4; ++i) {
