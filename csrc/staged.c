@@ -19,13 +19,13 @@
  * lanes' first copies end one after another and the bus has work from the first short chunk on,
  * where with chunks of one size every lane copied its first chunk at once and the bus waited for
  * all of them (CURED_RAMP_MAX_CHUNKS_A_LANE has the figures). The device holds only partial sums
- * (and, without direct, the lanes' buffers), so an input larger than the GPU's memory is summed
- * too. CUB, whose reduction cannot be cut into pieces, gets its chunks copied into one whole device
+ * (and, COPIED, the lanes' buffers), so an input larger than the GPU's memory is summed too. CUB, whose reduction cannot be cut into pieces, gets its chunks copied into one whole device
  * buffer and is run once at the end.
  *
  * What a sum needs besides its device memory lives across calls: the lanes are the pool's threads
  * (pool.h), their streams come from the stream pool, and their pinned staging buffers (pinning costs
- * about 3 ms for 8 MiB) and events are allocated on first use and kept for the life of the process,
+ * about 3 ms for 8 MiB), events and the fed mode's flags are allocated on first use and kept for the
+ * life of the process,
  * like the device memory pool; one host-path sum at a time uses them (the bus is the limit anyway),
  * or fetch.c, which brings many results back to the host through them. A probe may trace a sum's
  * chunks (staged_trace.c). */
@@ -38,9 +38,10 @@
 #include "pool.h"
 #include "gpu_internal.h"
 
-/* Defaults (docs/host_path.md): chunks of 4 MiB, and 10 lanes where the process may use as many
- * CPUs. On the H100's 16-CPU host (2026-11-22, scripts/tune_staging.py) 10 lanes read 40 to 46
- * GB/s where 6 read 33 to 34 (the pinned copy: 55); more than 10 gained nothing. */
+/* The lanes' default (docs/host_path.md; the chunks' are cured.h's): 10 where the process may use as
+ * many CPUs. On the H100's 16-CPU host (2026-11-22, scripts/tune_staging.py, a launch a chunk) 10
+ * lanes read 40 to 46 GB/s where 6 read 33 to 34 (the pinned copy: 55); more than 10 gained
+ * nothing. Fed, 14 lanes read 1% better than 10 on both hosts in one run each (2026-11-28). */
 #define DEFAULT_LANES 10
 
 static _Atomic int lanes_setting = 0;
@@ -106,8 +107,9 @@ static struct {
     int event_device;
 } kept[CURED_MAX_LANES];
 
-/* The sum's own events, on shared_device: ready (the workspace is set up), joined (a lane's last
- * work), and start, reduced and result copied (timing). */
+/* The sum's own events, on shared_device: ready (the workspace is set up; timed, since a fed trace
+ * reads its kernel's clock against it), joined (a lane's last work), and start, reduced and result
+ * copied (timing). */
 static cudaEvent_t ready_event, joined_event, timing_events[3];
 static int shared_device = -1;
 
@@ -189,7 +191,7 @@ static cudaError_t lane_events(int lane, int device) {
 
 /* The sum's own events on `device`. */
 static cudaError_t shared_events(int device) {
-    cudaError_t err = event_on(&ready_event, cudaEventDefault, device, shared_device); /* timed: a fed trace */
+    cudaError_t err = event_on(&ready_event, cudaEventDefault, device, shared_device);
     if (err == cudaSuccess) err = event_on(&joined_event, cudaEventDisableTiming, device, shared_device);
     for (int k = 0; k < 3 && err == cudaSuccess; ++k) err = event_on(&timing_events[k], cudaEventDefault, device, shared_device);
     shared_device = err == cudaSuccess ? device : -1;
