@@ -35,10 +35,11 @@
 // their partials are the same as in one launch over the whole input, and since the counter counts
 // tiles, not blocks, the block that completes the last tile of the last piece combines. By default
 // the host path does not launch a piece a chunk at all: reduce_v9_fed, launched once, reads each
-// chunk in its pinned staging buffer as soon as a flag says it is there (below), because ten host
-// threads launching and recording events at once kept chunks small enough to overlap well slow:
-// 10 lanes of 1 MiB fed read 0.81 to 0.86 of the pinned copy's speed at 2^25 and 2^26 float32 where
-// 10 lanes of 4 MiB launched read 0.70 to 0.76 (H100 and H200 hosts, 2026-11-28; docs/host_path.md).
+// chunk in its pinned staging buffer as soon as a flag says it is there (below): a launch and an
+// event a chunk from ten host threads made small chunks slow, and large ones leave the bus idle at
+// a call's start and end. 10 lanes of 1 MiB fed read 0.81 to 0.86 of the pinned copy's speed at
+// 2^25 and 2^26 float32 where 10 lanes of 4 MiB launched read 0.70 to 0.76 (H100 and H200 hosts,
+// 2026-11-28; docs/host_path.md).
 //
 // Napkin math: 2^28 float32 = 1 GiB read once; at the H200's theoretical 4.81 TB/s, 223 us. At
 // 2^10 to 2^16 the floor is the launch: an empty kernel takes 3.4 us on the H200 (docs/v9.md).
