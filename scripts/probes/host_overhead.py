@@ -13,11 +13,13 @@ work would grow with lanes x chunk; the pool's wake-ups with the lanes alone.
 A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first, ":copy" for
 each chunk copied into device memory before its reduction (mode "copied") and ":launch" for a
 reduction launched on each pinned staging buffer (mode "direct"); else one kernel reads them all
-(mode "fed", the default since 2026-11-28 07:00 UTC). The run of 2026-11-28 04:05 UTC that docs/host_path.md
+(mode "fed", the default since 2026-11-28 07:00 UTC). ":gN" forces N blocks on the tiled kernels
+(_set_test_launch). The run of 2026-11-28 04:05 UTC that docs/host_path.md
 reports was today's 10x4:copy,1x4:copy (printed there as "gpu, default lanes" and "gpu, one lane",
 with a one-thread NumPy copy beside them). A probe for
 docs/host_path.md; nothing reads it. Fresh random data each run (seed printed)."""
 import argparse
+import contextlib
 import statistics
 import time
 
@@ -29,21 +31,35 @@ from cured.walltime import _pinned_copy, _wall_in_turns
 
 
 def parse_config(text):
-    """'10x4', '10x4:noramp', '10x4:copy', '10x4:launch:noramp', ... -> (lanes, chunk bytes, ramp, mode)."""
+    """'10x4', '10x4:noramp', '10x4:copy', '10x1:g64', ... -> (lanes, chunk bytes, ramp, mode, grid)."""
     spec, *flags = text.split(":")
     lanes, chunk_mib = spec.split("x")
     modes = {"copy": "copied", "launch": "direct"}
-    if set(flags) - {"noramp", *modes} or len(set(flags) & set(modes)) > 1:
-        raise ValueError(f"config {text!r}: the flags are ':noramp', and one of ':copy' and ':launch'")
+    grids = [f for f in flags if f[:1] == "g" and f[1:].isdigit() and int(f[1:]) > 0]
+    if set(flags) - {"noramp", *modes, *grids} or len(set(flags) & set(modes)) > 1 or len(grids) > 1:
+        raise ValueError(f"config {text!r}: the flags are ':noramp', one of ':copy' and ':launch', and ':gN'")
     mode = next((modes[f] for f in flags if f in modes), "fed")
-    return int(lanes), int(float(chunk_mib) * 2**20), "noramp" not in flags, mode
+    return int(lanes), int(float(chunk_mib) * 2**20), "noramp" not in flags, mode, int(grids[0][1:]) if grids else 0
+
+
+@contextlib.contextmanager
+def staging_as(config):
+    """The host path staged as config says, for the calls inside; then as it was by default."""
+    lanes, chunk_bytes, ramp, mode, grid = config
+    _cured._set_staging(lanes, chunk_bytes, ramp, mode=mode)
+    _cured._set_test_launch(grid, 0)
+    try:
+        yield
+    finally:
+        _cured._set_test_launch(0, 0)
+        _cured._set_staging(0, 0)
 
 
 def add_staging_arguments(parser, lengths, configs, repeats):
     """The arguments this probe and staging_trace.py share."""
     parser.add_argument("--lengths", default=lengths)
     parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--configs", default=configs, help="LANESxCHUNK_MIB[:noramp][:copy], comma-separated")
+    parser.add_argument("--configs", default=configs, help="LANESxCHUNK_MIB[:noramp][:copy|:launch][:gN], comma-separated")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds a subject and length at most")
     parser.add_argument("--repeats", type=int, default=repeats)
 
@@ -67,14 +83,9 @@ def in_turns_with_copy(h, subjects, records, args, cupy):
 
 
 def staged(h, config, splits):
-    lanes, chunk_bytes, ramp, mode = config
-
     def run():
-        _cured._set_staging(lanes, chunk_bytes, ramp, mode=mode)
-        try:
+        with staging_as(config):
             value, timing = cured.sum(h, device="gpu", timing=True)
-        finally:
-            _cured._set_staging(0, 0)
         splits.append(timing)
         return value
     return run

@@ -20,9 +20,9 @@ bus idle was the median one, a chunk a line, with --show-chunks.
 
 A config is LANESxCHUNK_MIB, with ":noramp" for chunks of one size from the first, and ":copy" (the
 copy of each chunk into device memory before its reduction) or ":launch" (a reduction launched on
-each pinned staging buffer), else one fed kernel, as in host_overhead.py. The wall time
-printed includes reading the trace back (tens of microseconds); the call's own split does not. A
-probe for docs/host_path.md; nothing reads it. Fresh random data each run (seed printed)."""
+each pinned staging buffer), else one fed kernel, and ":gN" a forced grid, as in host_overhead.py.
+The wall time printed includes reading the trace back (tens of microseconds); the call's own split
+does not. A probe for docs/host_path.md; nothing reads it. Fresh random data each run (seed printed)."""
 import argparse
 import json
 import statistics
@@ -31,20 +31,17 @@ import numpy as np
 
 import cured
 from cured import _cured
-from host_overhead import add_staging_arguments, in_turns_with_copy, parse_config, seeded_rng  # this folder's
+from host_overhead import add_staging_arguments, in_turns_with_copy, parse_config, seeded_rng, staging_as  # this folder's
 
 
 def traced(h, config, traces):
-    lanes, chunk_bytes, ramp, mode = config
-
     def run():
-        _cured._set_staging(lanes, chunk_bytes, ramp, mode=mode)
         _cured._set_staging_trace(True)
         try:
-            value, timing = cured.sum(h, device="gpu", timing=True)
+            with staging_as(config):
+                value, timing = cured.sum(h, device="gpu", timing=True)
         finally:
             _cured._set_staging_trace(False)
-            _cured._set_staging(0, 0)
         traces.append((timing, _cured._staging_trace()))
         return value
     return run
