@@ -360,7 +360,7 @@ cured_cuda_status cured_fetch_results(void *host, const void *device, size_t byt
 
 /* The host-path settings: `lanes` host threads (each with two staging buffers) and chunks of about
  * `chunk_bytes`; `ramp` (the default) lets the first chunks grow, one a lane, where the input is
- * short (cured_chunks_make); results of `fetch_min_bytes` or more come back through the lanes
+ * short, and fed, at any length, with the last ones shrinking (cured_chunks_make, cured_ramp); results of `fetch_min_bytes` or more come back through the lanes
  * (cured_fetch_results); `mode` says how a chunk reaches the reduction's first stage:
  *   CURED_STAGING_COPIED  the copy engine copies it into a device buffer of the lane's, and the lane
  *                         launches the first stage there;
@@ -438,28 +438,40 @@ int64_t cured_staging_trace(cured_trace_row *rows, cured_trace_times *times);
 #define CURED_RAMP_MAX_CHUNKS_A_LANE 8
 
 /* How the host path cuts n elements into chunks of at most `chunk` elements (the plan's part) for
- * `lanes` lanes: with `ramp` (the setting) and at most CURED_RAMP_MAX_CHUNKS_A_LANE chunks a lane,
- * first up to `lanes` growing ones, chunk k holding (k + 1) / lanes of `ramp_chunk` (the setting's
- * chunk, which the part is shorter than where the input is), in whole units, at least one; then
- * chunks of `chunk` elements, the last ragged. chunk, ramp_chunk and every start are multiples of
- * the unit (cured_unit). */
+ * `lanes` lanes, by `ramp`:
+ *   CURED_RAMP_NONE   chunks of `chunk` elements, the last ragged;
+ *   CURED_RAMP_START  where the input is at most CURED_RAMP_MAX_CHUNKS_A_LANE chunks a lane, first up
+ *                     to `lanes` growing ones, chunk k holding (k + 1) / lanes of `ramp_chunk` (the
+ *                     setting's chunk, which the part is shorter than where the input is), in whole
+ *                     units, at least one; then as NONE;
+ *   CURED_RAMP_BOTH   (the fed kernel, which launches nothing a chunk) the growing chunks at any
+ *                     length, and where at least one whole chunk lies between, the last `lanes`
+ *                     chunks shrink as the first grow, the last holding 1 / lanes of a chunk (and
+ *                     the input's ragged end): one block reads a chunk (4 to 7 GB/s), so the sum
+ *                     ended a whole chunk's read after the lanes' last copy.
+ * chunk, ramp_chunk and every start are multiples of the unit (cured_unit). */
+typedef enum { CURED_RAMP_NONE, CURED_RAMP_START, CURED_RAMP_BOTH } cured_ramp;
 typedef struct {
     int64_t n, chunk, chunks;
-    int ramp_chunks;
+    int ramp_chunks, tail_chunks;
     int64_t ramp_first[CURED_MAX_LANES + 1]; /* where ramp chunk k starts; [ramp_chunks]: the ramp's end */
+    int64_t tail_first[CURED_MAX_LANES + 1]; /* where the tail's chunk j starts; [tail_chunks]: n */
 } cured_chunks;
 void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_chunk, int64_t unit, int lanes,
-                       int ramp);
+                       cured_ramp ramp);
 /* Chunk k (< c->chunks): elements [*first, *first + *count). The fed kernel asks it too. */
 static inline CURED_HOST_DEVICE void cured_chunk_span(const cured_chunks *c, int64_t k, int64_t *first,
                                                       int64_t *count) {
-    if (k < c->ramp_chunks) {
-        *first = c->ramp_first[k];
-        *count = c->ramp_first[k + 1] - *first;
+    const int64_t tail = c->chunks - c->tail_chunks;
+    if (k < c->ramp_chunks || k >= tail) {
+        const int64_t *starts = k < c->ramp_chunks ? c->ramp_first + k : c->tail_first + (k - tail);
+        *first = starts[0];
+        *count = starts[1] - *first;
         return;
     }
+    const int64_t end = c->tail_chunks > 0 ? c->tail_first[0] : c->n;
     *first = c->ramp_first[c->ramp_chunks] + (k - c->ramp_chunks) * c->chunk;
-    *count = c->n - *first < c->chunk ? c->n - *first : c->chunk;
+    *count = end - *first < c->chunk ? end - *first : c->chunk;
 }
 
 /* The fed mode's way between the lanes and the kernel (staged.c; kernels/v9_one_launch_tiles.cu).

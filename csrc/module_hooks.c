@@ -171,13 +171,14 @@ static PyObject *py_chunk_spans(PyObject *module, PyObject *args) {
     long long n, chunk, unit;
     int lanes, ramp;
     (void)module;
-    if (!PyArg_ParseTuple(args, "LLLip:_chunk_spans", &n, &chunk, &unit, &lanes, &ramp)) return NULL;
-    if (n < 0 || unit < 1 || chunk < unit || chunk % unit != 0 || lanes < 1 || lanes > CURED_MAX_LANES)
-        return PyErr_Format(PyExc_ValueError, "_chunk_spans: needs n >= 0, unit >= 1, chunk a multiple of unit and "
-                                              "1 <= lanes <= %d",
+    if (!PyArg_ParseTuple(args, "LLLii:_chunk_spans", &n, &chunk, &unit, &lanes, &ramp)) return NULL;
+    if (n < 0 || unit < 1 || chunk < unit || chunk % unit != 0 || lanes < 1 || lanes > CURED_MAX_LANES ||
+        ramp < CURED_RAMP_NONE || ramp > CURED_RAMP_BOTH)
+        return PyErr_Format(PyExc_ValueError, "_chunk_spans: needs n >= 0, unit >= 1, chunk a multiple of unit, "
+                                              "1 <= lanes <= %d and ramp 0, 1 or 2",
                             CURED_MAX_LANES);
     cured_chunks chunks;
-    cured_chunks_make(&chunks, n, n > 0 && n < chunk ? n : chunk, chunk, unit, lanes, ramp); /* as the sum's plan does */
+    cured_chunks_make(&chunks, n, n > 0 && n < chunk ? n : chunk, chunk, unit, lanes, (cured_ramp)ramp); /* as the sum's plan does */
     PyObject *spans = PyList_New(0);
     for (int64_t k = 0; spans != NULL && k < chunks.chunks; ++k) {
         int64_t first, count;
@@ -283,6 +284,7 @@ PyMethodDef module_hooks_methods[] = {
     {"_chunk_spans", py_chunk_spans, METH_VARARGS,
      "_chunk_spans(n, chunk, unit, lanes, ramp)\n--\n\nFor tests: the host path's chunks of n elements for "
      "`lanes` lanes as (first, count) pairs: chunks of `chunk` elements (the setting's, in elements), whole units "
-     "of `unit`, after a ramp of growing ones where `ramp` and the input is short."},
+     "of `unit`; `ramp` as cured_ramp (cured.h): 0 none, 1 growing ones first where the input is short (launched "
+     "chunks), 2 growing ones first and shrinking ones last at any length (the fed kernel's)."},
     {NULL, NULL, 0, NULL},
 };

@@ -73,23 +73,41 @@ void cured_get_staging(cured_staging *s) {
 }
 
 void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_chunk, int64_t unit, int lanes,
-                       int ramp) {
+                       cured_ramp ramp) {
     c->n = n;
     c->chunk = chunk;
     c->chunks = 0;
-    c->ramp_chunks = 0;
+    c->ramp_chunks = c->tail_chunks = 0;
     c->ramp_first[0] = 0;
     if (n <= 0) return; /* an empty input's plan has chunks of 0 elements */
     lanes = lanes < 1 ? 1 : (lanes > CURED_MAX_LANES ? CURED_MAX_LANES : lanes);
-    const int growing = ramp && cured_ceil_div(n, chunk) <= CURED_RAMP_MAX_CHUNKS_A_LANE * (int64_t)lanes ? lanes : 1;
+    const int short_input = cured_ceil_div(n, chunk) <= CURED_RAMP_MAX_CHUNKS_A_LANE * (int64_t)lanes;
+    const int growing = ramp == CURED_RAMP_BOTH || (ramp == CURED_RAMP_START && short_input) ? lanes : 1;
     for (int k = 0; k < growing && c->ramp_first[k] < n; ++k) {
         const int64_t share = ramp_chunk / growing * (k + 1) / unit * unit;
         const int64_t size = share < unit ? unit : (share > chunk ? chunk : share);
         c->ramp_first[k + 1] = n - c->ramp_first[k] < size ? n : c->ramp_first[k] + size;
         c->ramp_chunks = k + 1;
     }
-    const int64_t rest = n - c->ramp_first[c->ramp_chunks];
-    c->chunks = c->ramp_chunks + cured_ceil_div(rest, chunk);
+    const int64_t body_first = c->ramp_first[c->ramp_chunks];
+    if (ramp == CURED_RAMP_BOTH && lanes > 1) {
+        /* From the end back: chunk j of the tail's last holds (j + 1) / lanes of ramp_chunk as the
+         * ramp's do; the last also the input's ragged end (less than a unit). */
+        int64_t starts[CURED_MAX_LANES], end = n;
+        for (int j = 0; j < lanes; ++j) {
+            const int64_t share = ramp_chunk / lanes * (j + 1) / unit * unit;
+            const int64_t size = share < unit ? unit : (share > chunk ? chunk : share);
+            starts[j] = end - size < 0 ? -1 : (end - size) / unit * unit;
+            end = starts[j];
+        }
+        if (n - starts[0] <= chunk && end >= body_first + chunk) {
+            for (int j = 0; j < lanes; ++j) c->tail_first[j] = starts[lanes - 1 - j];
+            c->tail_first[lanes] = n;
+            c->tail_chunks = lanes;
+        }
+    }
+    const int64_t body_end = c->tail_chunks > 0 ? c->tail_first[0] : n;
+    c->chunks = c->ramp_chunks + cured_ceil_div(body_end - body_first, chunk) + c->tail_chunks;
 }
 
 /* ---- what the lanes keep between calls ------------------------------------------------------- */
@@ -379,7 +397,8 @@ static void lane_task(void *lanes, int64_t k) { run_lane((lane *)lanes + k); }
  * plan's unit (cured_unit: a block's elements, or a tile; 1 for CUB), and the setting's chunk in
  * elements, whole units and at least one. The plan and the sum both read them here. */
 typedef struct {
-    int lanes, ramp, direct, fed;
+    int lanes, direct, fed;
+    cured_ramp ramp;
     int64_t unit, chunk;
 } staging_for_input;
 
@@ -388,9 +407,9 @@ static staging_for_input staging_for(const cured_version *version, cured_dtype i
     cured_staging setting;
     cured_get_staging(&setting);
     s.lanes = setting.lanes;
-    s.ramp = setting.ramp;
     s.direct = setting.mode != CURED_STAGING_COPIED && version != NULL;
     s.fed = setting.mode == CURED_STAGING_FED && cured_feed_launchers(version) != NULL;
+    s.ramp = !setting.ramp ? CURED_RAMP_NONE : (s.fed ? CURED_RAMP_BOTH : CURED_RAMP_START);
     s.unit = version != NULL ? cured_unit(version, in_dtype, n) : 1;
     const int64_t chunk_bytes = s.fed ? setting.fed_chunk_bytes : setting.chunk_bytes;
     const int64_t elements = chunk_bytes / cured_dtype_size(in_dtype) / s.unit * s.unit;

@@ -304,6 +304,46 @@ def test_host_chunks_ramp_up_then_keep_their_size(seed):
             cured._cured._chunk_spans(*bad)
 
 
+def test_fed_chunks_grow_first_and_shrink_last_at_any_length(seed):
+    """The fed kernel's chunks (ramp 2, cured_ramp BOTH): whole units, contiguous, covering the input
+    once, none longer than a chunk; the first `lanes` grow as the ramp's at any length, and where a
+    whole chunk lies between, the last `lanes` shrink likewise, the last holding a lanes-th of a
+    chunk and the input's ragged end (less than a unit); the rest whole chunks, the one before the
+    shrinking ones ragged."""
+    rng = np.random.default_rng(seed)
+    for _ in range(400):
+        unit = int(rng.choice([1, 3, 256, 8192]))
+        chunk = unit * int(rng.integers(1, 200))
+        lanes = int(rng.integers(1, 33))
+        n = int(rng.integers(0, chunk * lanes * int(rng.choice([3, 30]))))
+        spans = cured._cured._chunk_spans(n, chunk, unit, lanes, 2)
+        counts = [count for _, count in spans]
+        assert sum(counts) == n and all(1 <= count <= max(chunk, 1) for count in counts), (n, chunk, unit, lanes)
+        assert [first for first, _ in spans] == list(np.cumsum([0] + counts))[:-1]
+        assert all(first % unit == 0 for first, _ in spans)
+        if lanes == 1 or n == 0:
+            assert spans == [(f, min(chunk, n - f)) for f in range(0, n, chunk)]
+            continue
+        wants = [max(unit, chunk // lanes * (k + 1) // unit * unit) for k in range(lanes)]
+        grown = min(lanes, len(spans))
+        assert counts[:grown - 1] == wants[:grown - 1], (n, chunk, unit, lanes)
+        ramp_end = sum(counts[:grown])
+        last_first = (n - wants[0]) // unit * unit
+        tail_first = last_first - sum(wants[1:])
+        if n - last_first <= chunk and tail_first >= ramp_end + chunk:
+            assert counts[-lanes:] == wants[:0:-1] + [n - last_first], (n, chunk, unit, lanes)
+            body = counts[grown:-lanes]
+        else:
+            body = counts[grown:]
+        assert all(count == chunk for count in body[:-1]), (n, chunk, unit, lanes)
+    # 128 MiB of float32 in 1 MiB chunks of 32 KiB tiles on 10 lanes: 10 growing, 10 shrinking.
+    counts = [count for _, count in cured._cured._chunk_spans(2**25, 2**18, 8192, 10, 2)]
+    assert counts[:11] == [24576, 49152, 73728, 98304, 122880, 155648, 180224, 204800, 229376, 253952, 262144]
+    assert counts[-11:] == [98304, 253952, 229376, 204800, 180224, 155648, 122880, 98304, 73728, 49152, 24576]
+    with pytest.raises(ValueError, match="ramp 0, 1 or 2"):
+        cured._cured._chunk_spans(100, 8, 4, 2, 3)
+
+
 @pytest.mark.parametrize("spelling", [
     {}, {"keepdims": 0}, {"keepdims": np.False_}, {"where": np.True_}, {"dtype": "float32"}, {"dtype": np.float32},
     {"dtype": np.dtype("float32")}, {"initial": 0.0}, {"axis": (0,)}, {"out": np.empty((), np.float32)},
