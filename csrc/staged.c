@@ -15,10 +15,11 @@
  *
  * Chunks are whole units of the plan (cured_unit: a block's elements, or a tile), so each chunk's
  * partial sums, and then the sum, have the bits of the one-shot sum of the same version. Inputs of
- * a few chunks a lane start with a ramp: chunk k < lanes holds (k + 1) / lanes of a chunk, so the
- * lanes' first copies end one after another and the bus has work from the first short chunk on,
- * where with chunks of one size every lane copied its first chunk at once and the bus waited for
- * all of them (CURED_RAMP_MAX_CHUNKS_A_LANE has the figures). The device holds only partial sums
+ * a few chunks a lane (fed, any input) start with a ramp: chunk k < lanes holds (k + 1) / lanes of
+ * a chunk, so the lanes' first copies end one after another and the bus has work from the first
+ * short chunk on, where with chunks of one size every lane copied its first chunk at once and the
+ * bus waited for all of them (CURED_RAMP_MAX_CHUNKS_A_LANE has the figures); fed chunks also shrink
+ * likewise at the end, since one block reads a chunk (cured_ramp). The device holds only partial sums
  * (and, COPIED, the lanes' buffers), so an input larger than the GPU's memory is summed too. CUB, whose reduction cannot be cut into pieces, gets its chunks copied into one whole device
  * buffer and is run once at the end.
  *

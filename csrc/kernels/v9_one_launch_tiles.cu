@@ -289,9 +289,12 @@ template <class In, class Acc> struct v9_launcher {
 };
 
 // The fed kernel: CURED_FEED_BLOCKS blocks (a test's grid where one is forced), never more than
-// chunks. Few blocks: each one waiting polls the bus, and 16 already read faster than the bus
-// brings the chunks (staging_polled.cu, 256 MiB, 10 lanes: 1 MiB chunks, 16 blocks 0.87 of one
-// pinned copy, 132 blocks 0.86; 256 KiB chunks, four buffers a lane, 0.88 against 0.81).
+// chunks. Few blocks: each one waiting polls the bus (staging_polled.cu, 256 MiB, 10 lanes: 1 MiB
+// chunks, 16 blocks 0.87 of one pinned copy, 132 blocks 0.86; 256 KiB chunks, four buffers a lane,
+// 0.88 against 0.81; in cured, host_overhead.py ":gN", H200 host 2026-11-28: 24, 32 and 48 blocks
+// 1% to 5% slower than 16 from 2^24 to 2^26 float32). Blocks taking tiles instead of chunks, so
+// that all of them read the first and last chunks, were slower still (0.65 of the copy at 2^25
+// against 0.83; docs/host_path.md).
 template <class In, class Acc> struct v9_fed_launcher {
     static cudaError_t launch(const cured_feed *feed, void *out, int64_t n, void *workspace, cudaStream_t stream) {
         const cured_tiles t = cured_tiles_of(kThreads, kVectors, sizeof(In), n);
