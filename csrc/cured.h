@@ -496,6 +496,10 @@ typedef cudaError_t (*cured_feed_fn)(const cured_feed *feed, void *out, int64_t 
 typedef struct {
     cured_feed_fn fn[CURED_NUM_DTYPES][CURED_NUM_ACCS];
 } cured_feed_table;
+/* For tests: the epoch the last fed sum used; the next uses epoch + 1 (0xffffffff: the wrap, which
+ * clears every flag first). */
+void cured_set_feed_epoch(uint32_t epoch);
+
 /* The version's fed kernels, or NULL where it has none (all but V9). */
 const cured_feed_table *cured_feed_launchers(const cured_version *v);
 

@@ -190,6 +190,15 @@ static PyObject *py_chunk_spans(PyObject *module, PyObject *args) {
     return spans;
 }
 
+static PyObject *py_set_feed_epoch(PyObject *module, PyObject *args) {
+    long long epoch;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "L:_set_feed_epoch", &epoch)) return NULL;
+    if (epoch < 0 || epoch > 0xffffffffLL) return PyErr_Format(PyExc_ValueError, "_set_feed_epoch: needs 0 <= epoch < 2**32");
+    cured_set_feed_epoch((uint32_t)epoch);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_set_staging_trace(PyObject *module, PyObject *args) {
     int on;
     (void)module;
@@ -286,5 +295,8 @@ PyMethodDef module_hooks_methods[] = {
      "`lanes` lanes as (first, count) pairs: chunks of `chunk` elements (the setting's, in elements), whole units "
      "of `unit`; `ramp` as cured_ramp (cured.h): 0 none, 1 growing ones first where the input is short (launched "
      "chunks), 2 growing ones first and shrinking ones last at any length (the fed kernel's)."},
+    {"_set_feed_epoch", py_set_feed_epoch, METH_VARARGS,
+     "_set_feed_epoch(epoch)\n--\n\nFor tests: the epoch the last fed host-path sum used (its flags carry it); the "
+     "next sum uses epoch + 1, and 2**32 - 1 makes it wrap, which clears every flag first."},
     {NULL, NULL, 0, NULL},
 };

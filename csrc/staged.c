@@ -187,6 +187,12 @@ static cudaError_t feed_flags_for(int64_t chunks) {
     return cudaSuccess;
 }
 
+void cured_set_feed_epoch(uint32_t epoch) {
+    pthread_mutex_lock(&staging_lock);
+    feed_epoch = epoch;
+    pthread_mutex_unlock(&staging_lock);
+}
+
 /* Makes *event on the current device unless it is there already (made on `*made_on`). */
 static cudaError_t event_on(cudaEvent_t *event, unsigned flags, int device, int made_on) {
     if (*event != NULL && made_on == device) return cudaSuccess;

@@ -129,6 +129,23 @@ def test_input_larger_than_free_device_memory(seed):
     assert same_bits(cured.sum(x, version=9, device="gpu"), expected[9])
 
 
+def test_fed_flags_of_an_earlier_sum_never_read_as_this_ones(seed, staging):
+    """The fed mode's flags carry each sum's epoch (staged.c): a sum leaves its chunks' flags set, and
+    when the epoch wraps after 2^32 sums the flags are cleared first, so a later sum of the same
+    length never takes an earlier sum's flag for its own chunk (which would read a staging buffer
+    before its lane had filled it). Here the epoch is made to come back to one that a sum just
+    used; the sum after it still has the CPU's bits."""
+    staging(3, 64 << 10, mode="fed")
+    x, y = (random_array(seed + k, np.dtype("float32"), 2**20 + 3) for k in range(2))
+    cured._cured._set_feed_epoch(0)  # the next sum uses epoch 1
+    assert same_bits(cured.sum(x, device="gpu"), cured.sum(x, device="cpu"))
+    cured._cured._set_feed_epoch(2**32 - 1)  # the next wraps to 0, clears the flags and uses 1
+    assert same_bits(cured.sum(y, device="gpu"), cured.sum(y, device="cpu"))
+    assert same_bits(cured.sum(x, device="gpu"), cured.sum(x, device="cpu"))
+    with pytest.raises(ValueError, match="_set_feed_epoch"):
+        cured._cured._set_feed_epoch(2**32)
+
+
 def test_timing_of_host_input(seed):
     x = random_array(seed, np.dtype("float32"), 2**24)
     value, timing = cured.sum(x, device="gpu", timing=True)
