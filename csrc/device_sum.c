@@ -11,7 +11,7 @@
  *    synchronize with nothing left to wait for costs 1.5 us on its own (H100, 2026-11-23,
  *    scripts/probes/call_floor.cu). A result of one store (an accumulator of 4 or 8 bytes; the GPU
  *    writes 8 aligned bytes at once, as NCCL's LL protocol relies on) arrives whole. What the poll
- *    cannot see falls back to the synchronize: a sum still running after SPIN_SECONDS, a failed
+ *    cannot see falls back to the synchronize: a sum still running after SPIN_NS, a failed
  *    kernel, a result whose bits equal the sentinel (a signalling NaN, which no addition returns),
  *    a result of more than 8 bytes (V10's state), timing=True, and a process that asked CUDA not
  *    to spin (cudaDeviceScheduleBlockingSync or Yield). The floor (_cured.floor) waits the same way.
@@ -39,14 +39,13 @@
  * queued call allocates and clears nothing either; its host time was 1.02 to 1.93 times an
  * asynchronous torch.sum's when it took pool memory and a memset each call (2026-11-22), 0.94 to
  * 1.35 at 2^10 to 2^16 since. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "exact.h"
 #include "gpu_internal.h"
+#include "pool.h" /* cured_now_ns */
 
 /* The device memory of a slot: the TILES header and up to CURED_MAX_TILES partials of 8 bytes fit
  * in its workspace; a queued call's accumulator follows it. The result: an accumulator or V10's state. */
@@ -239,16 +238,10 @@ done:
 
 /* ---- the wait -------------------------------------------------------------------------------- */
 
-static double seconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* How long a waited call spins on its mapped result before it leaves the wait to
  * cudaStreamSynchronize: longer than any sum up to 2^24 elements takes on an H100 or H200, short
  * enough that a failed kernel (whose result never comes) is reported at once to a person. */
-#define SPIN_SECONDS 100e-6
+#define SPIN_NS 100000 /* 100 us */
 /* Written into the mapped result before a launch: a signalling NaN as a double, and its 4 bytes
  * that a float result takes one as a float (on a little-endian host). No floating-point addition returns one; an integer sum
  * that equals it is waited for by the synchronize. */
@@ -274,15 +267,15 @@ static cudaError_t wait_result(slot *s, size_t bytes, int armed, cudaStream_t st
         const uint64_t sentinel_both = RESULT_SENTINEL;
         uint32_t sentinel; /* the first 4 bytes, as arm_result wrote them */
         memcpy(&sentinel, &sentinel_both, sizeof sentinel);
-        double deadline = 0.0;
+        int64_t deadline = 0;
         for (unsigned spins = 0;; ++spins) {
             if (bytes == 4 ? *word != sentinel : *both != RESULT_SENTINEL) {
                 *in_flight = 1;
                 return cudaSuccess;
             }
             if (spins % 64 == 0) {
-                const double now = seconds_now();
-                if (deadline == 0.0) deadline = now + SPIN_SECONDS;
+                const int64_t now = cured_now_ns();
+                if (deadline == 0) deadline = now + SPIN_NS;
                 else if (now > deadline) break;
             }
         }
@@ -395,13 +388,13 @@ cured_cuda_status cured_floor(int device, int repeats, cudaStream_t stream, doub
     CURED_TRY("cudaHostAlloc, cudaMalloc (a call slot)", slot_take(WAITED, device, stream, &s));
     for (int k = 0; k < repeats; ++k) {
         int in_flight;
-        const double start = seconds_now();
+        const int64_t start = cured_now_ns();
         const int armed = arm_result(s, sizeof(float));
         CURED_TRY("cured_launch_floor", cured_launch_floor(s->result_dev, stream));
         CURED_TRY("cudaStreamSynchronize", wait_result(s, sizeof(float), armed, stream, &in_flight));
         float value;
         memcpy(&value, s->result, sizeof value); /* the read a real call makes */
-        seconds[k] = seconds_now() - start;
+        seconds[k] = 1e-9 * (double)(cured_now_ns() - start);
         if (value != 1.0f) {
             status.code = cudaErrorUnknown;
             status.call = "the floor kernel (its value did not reach the host)";

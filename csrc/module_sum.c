@@ -4,7 +4,6 @@
 #include "module.h"
 
 #include <string.h>
-#include <time.h>
 
 #include "pool.h"
 
@@ -268,9 +267,9 @@ PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_obj, PyA
             }
         } else {
             int failed;
-            struct timespec start, end;
+            int64_t start, end;
             Py_BEGIN_ALLOW_THREADS
-            clock_gettime(CLOCK_MONOTONIC, &start);
+            start = cured_now_ns();
             if (args.version->tree != CURED_TREE_WARPS)
                 failed = cured_cpu_sum(args.version, args.in_dtype, args.acc, plan_result(&args), data, n, &value);
             else if (args.scalar_dtype != args.result_dtype && args.scalar_dtype != CURED_BOOL) /* order is free */
@@ -280,14 +279,14 @@ PyObject *sum_call(PyObject *module, PyObject *input, PyObject *version_obj, PyA
                 failed = cured_cpu_tiles_sum_strided(args.version, args.in_dtype, args.acc, strided, n, &value);
             else
                 failed = cured_cpu_tiles_sum(args.version, args.in_dtype, args.acc, data, n, &value);
-            clock_gettime(CLOCK_MONOTONIC, &end);
+            end = cured_now_ns();
             Py_END_ALLOW_THREADS
             if (failed) {
                 PyErr_NoMemory();
                 goto done;
             }
             timing.h2d = timing.d2h = 0.0;
-            timing.reduce = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) * 1e-9;
+            timing.reduce = 1e-9 * (double)(end - start);
         }
     }
     result = args.state ? PyBytes_FromStringAndSize((const char *)&value.state, sizeof value.state)
