@@ -27,7 +27,13 @@
  * On the 2-CPU build machine at 20:10 UTC, read a range at a time (the whole copy then the sum in
  * brackets; numpy.sum after them): (2048, 1024) float32 .T 453 us (561; 350), Fortran order 358
  * (457; 338), float64 (1024, 1024).T 340 (380; 177), int64 (2048, 1024).T, in memory order, 204
- * (1208; 364), (256, 256) float32 .T 11.4 (14.2; 12.6). */
+ * (1208; 364), (256, 256) float32 .T 11.4 (14.2; 12.6). With PASS_LINES (build machine, 2026-11-28
+ * 09:00 to 09:15 UTC, scripts/probes/gather_passes.py and its runs before it, three runs, in turns;
+ * one line a pass / four, then numpy.sum / cured): (2048, 1024) float32 .T 1.62 to 1.76 (1.16 to
+ * 1.29), in Fortran order 1.40 to 1.50 (1.27 to 1.33), float64 (1024, 1024) .T 1.31 to 1.55 (0.65
+ * to 0.78), float64 (2048, 2048) .T 1.17 to 1.36 (0.84 to 0.97), (1024, 4096) float32 .T 1.57 to
+ * 1.77 (0.96 to 1.50); (4096, 4096) float32 .T (a pass of four lines would need ranges of 1 MiB)
+ * and (8192, 1000) float32 .T (rows of 4000 bytes, not on lines) as before (0.49 to 0.89). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -37,6 +43,16 @@
 
 #define LINE_BYTES 64
 #define PIECE_ELEMENTS ((int64_t)1 << 14) /* a unit of work in rows: at most this many elements */
+/* A tiled range's copy reads this many lines of each source row in one pass over the rows, where
+ * the rows start on lines and a range holds them (cured_strided_of), instead of one line a pass:
+ * reading 256 bytes of a row at once, the copy of 8 MiB transposed (a standalone loop, one thread
+ * of the build machine, data in L3) ran at 44 GB/s where one line a pass ran at 17 (two: 31); the
+ * sums it speeds up are in the evidence above. */
+#define PASS_LINES 4
+/* ... where the range that holds a pass is at most this long: with ranges of 1 MiB (the whole L2 of
+ * a core of the build machine), (4096, 4096) float32 .T took 1.01 to 1.06 times as long as with one
+ * line a pass. */
+#define PASS_MOST_RANGE_BYTES ((int64_t)512 << 10)
 
 typedef struct {
     const char *src;
@@ -364,9 +380,13 @@ int cured_strided_of(const void *src, const cured_layout *layout, int item, cure
     const int last = s->ndim - 1, across = across_of(s->from, last);
     if (across < 0) return 1; /* rows along the last dimension, its stride the smallest */
     if (across != last - 1) return 0;
-    /* Rows read a source line's worth at once, transposed: a range holds at least that many rows. */
+    /* Rows read a source line's worth at once, transposed: a range holds at least that many rows;
+     * where the source rows start on lines and a range can hold them, PASS_LINES lines' worth. */
     s->tiled = 1;
     s->least_range_bytes = (int64_t)LINE_BYTES * s->shape[last];
+    const int whole_lines = s->from[last] % LINE_BYTES == 0 && PASS_LINES * s->least_range_bytes <= PASS_MOST_RANGE_BYTES;
+    s->pass_lines = whole_lines ? PASS_LINES : 1;
+    s->wanted_range_bytes = s->pass_lines * s->least_range_bytes;
     return s->least_range_bytes <= CURED_STRIDED_MOST_RANGE_BYTES;
 }
 
@@ -378,6 +398,16 @@ static const char *row_source(const cured_strided *s, int64_t row) {
         row /= s->shape[d];
     }
     return p;
+}
+
+/* The source lines a pass of a tiled range's copy reads from each source row: s->pass_lines, or one
+ * where the copy's rows, `pitch` bytes apart, would crowd the L1 cache's sets (rows 4096 / (the
+ * largest power of two dividing pitch) apart start in one set; a pass writes a line of each of its
+ * rows at once, and up to 8 of those in a set stay): (512, 512) float32 .T into rows 2 KiB apart
+ * took 91 us with 4 lines a pass against 43 with one. */
+static int64_t pass_lines(const cured_strided *s, int64_t pitch, int64_t line_rows) {
+    const int64_t power = pitch & -pitch, rows_a_set = 4096 / (power < 4096 ? power : 4096);
+    return s->pass_lines * line_rows <= 8 * rows_a_set ? s->pass_lines : 1;
 }
 
 void cured_strided_range(const cured_strided *s, int64_t first, int64_t count, void *dst_, int64_t pitch) {
@@ -396,11 +426,12 @@ void cured_strided_range(const cured_strided *s, int64_t first, int64_t count, v
         char *dst = row_dst + (row - first_row) * pitch + column * s->item;
         int64_t taken;
         const int64_t whole = s->tiled && column == 0 ? count / length : 0;
-        if (whole > 1) { /* whole rows up to the end of this run of `across`, a source line's at a time */
+        if (whole > 1) { /* whole rows up to the end of this run of `across`, in passes of whole source lines */
             const int64_t left = rows.across - row % rows.across, run = whole < left ? whole : left;
+            const int64_t pass_rows = pass_lines(s, pitch, line_rows) * line_rows;
             int64_t group = rows_before_line(src, s->item, rows.across_from);
-            for (int64_t done = 0; done < run; done += group, group = line_rows) {
-                if (group == 0) group = line_rows;
+            for (int64_t done = 0; done < run; done += group, group = pass_rows) {
+                if (group == 0) group = pass_rows;
                 if (group > run - done) group = run - done;
                 copy_tile_rows(dst + done * pitch, src + done * rows.across_from, group, &rows);
             }

@@ -101,7 +101,8 @@ int64_t cured_cpu_strided_range(const cured_strided *strided, int64_t block, int
     const int64_t forced = range_setting;
     int64_t range = forced > 0 ? block : block * steps;
     while (forced > 0 ? range * item < forced
-                      : range * item < STRIDED_RANGE_BYTES || range * item < strided->least_range_bytes)
+                      : range * item < STRIDED_RANGE_BYTES || range * item < strided->least_range_bytes ||
+                            range * item < strided->wanted_range_bytes)
         range *= 2;
     return range;
 }

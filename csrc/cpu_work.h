@@ -15,7 +15,8 @@ int cured_cpu_plain(void);
 
 /* The elements of a strided input gathered at once: a power of two times `block` (a tile's block,
  * 1 where the order is free), at least `steps` blocks and STRIDED_RANGE_BYTES, and at least the
- * whole rows cured_strided_of asks for; or about the bytes a test forced (cured_set_cpu_tiles). */
+ * whole rows cured_strided_of asks for (wanted_range_bytes: a pass of the copy); or about the bytes
+ * a test forced (cured_set_cpu_tiles). */
 int64_t cured_cpu_strided_range(const cured_strided *strided, int64_t block, int steps, int item);
 
 /* The bytes from a range's row to the next in a range buffer. */
