@@ -28,12 +28,13 @@
  * brackets; numpy.sum after them): (2048, 1024) float32 .T 453 us (561; 350), Fortran order 358
  * (457; 338), float64 (1024, 1024).T 340 (380; 177), int64 (2048, 1024).T, in memory order, 204
  * (1208; 364), (256, 256) float32 .T 11.4 (14.2; 12.6). With PASS_LINES (build machine, 2026-11-28
- * 09:00 to 09:15 UTC, scripts/probes/gather_passes.py and its runs before it, three runs, in turns;
- * one line a pass / four, then numpy.sum / cured): (2048, 1024) float32 .T 1.62 to 1.76 (1.16 to
- * 1.29), in Fortran order 1.40 to 1.50 (1.27 to 1.33), float64 (1024, 1024) .T 1.31 to 1.55 (0.65
- * to 0.78), float64 (2048, 2048) .T 1.17 to 1.36 (0.84 to 0.97), (1024, 4096) float32 .T 1.57 to
- * 1.77 (0.96 to 1.50); (4096, 4096) float32 .T (a pass of four lines would need ranges of 1 MiB)
- * and (8192, 1000) float32 .T (rows of 4000 bytes, not on lines) as before (0.49 to 0.89). */
+ * 09:25 UTC, scripts/probes/gather_passes.py, three runs, in turns; one line a pass / cured, then
+ * numpy.sum / cured): (2048, 1024) float32 .T (4 lines) 1.72 to 1.73 (1.08 to 1.26; 0.67 before),
+ * in Fortran order (8 lines) 1.72 to 1.84 (1.27 to 1.29), float64 (1024, 1024) .T (8) 1.56 to 2.06
+ * (0.75 to 0.80), float64 (2048, 2048) .T (4) 1.05 to 1.17 (0.80 to 0.97), (1024, 4096) float32 .T
+ * (8) 1.65 to 1.87 (1.40 to 1.44); (4096, 4096) float32 .T (a pass of four lines would need ranges
+ * of 1 MiB) and (8192, 1000) float32 .T (rows of 4000 bytes, not on lines) as before (0.59 to
+ * 0.93). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -43,12 +44,14 @@
 
 #define LINE_BYTES 64
 #define PIECE_ELEMENTS ((int64_t)1 << 14) /* a unit of work in rows: at most this many elements */
-/* A tiled range's copy reads this many lines of each source row in one pass over the rows, where
- * the rows start on lines and a range holds them (cured_strided_of), instead of one line a pass:
- * reading 256 bytes of a row at once, the copy of 8 MiB transposed (a standalone loop, one thread
- * of the build machine, data in L3) ran at 44 GB/s where one line a pass ran at 17 (two: 31); the
- * sums it speeds up are in the evidence above. */
-#define PASS_LINES 4
+/* A tiled range's copy reads up to this many lines of each source row in one pass over the rows,
+ * and no fewer than PASS_LEAST_LINES, where the rows start on lines and a range holds them
+ * (cured_strided_of), instead of one line a pass: reading 256 bytes of a row at once, the copy of
+ * 8 MiB transposed (a standalone loop, one thread of the build machine, data in L3) ran at 44 GB/s
+ * where one line a pass ran at 17 (two lines: 31; and two lines a pass in cured made (4096, 4096)
+ * float32 .T 1.3 times slower). The sums it speeds up are in the evidence above. */
+#define PASS_LINES 8
+#define PASS_LEAST_LINES 4
 /* ... where the range that holds a pass is at most this long: with ranges of 1 MiB (the whole L2 of
  * a core of the build machine), (4096, 4096) float32 .T took 1.01 to 1.06 times as long as with one
  * line a pass. */
@@ -381,11 +384,13 @@ int cured_strided_of(const void *src, const cured_layout *layout, int item, cure
     if (across < 0) return 1; /* rows along the last dimension, its stride the smallest */
     if (across != last - 1) return 0;
     /* Rows read a source line's worth at once, transposed: a range holds at least that many rows;
-     * where the source rows start on lines and a range can hold them, PASS_LINES lines' worth. */
+     * where the source rows start on lines and a range can hold them, PASS_LINES or PASS_LEAST_LINES
+     * lines' worth. */
     s->tiled = 1;
     s->least_range_bytes = (int64_t)LINE_BYTES * s->shape[last];
-    const int whole_lines = s->from[last] % LINE_BYTES == 0 && PASS_LINES * s->least_range_bytes <= PASS_MOST_RANGE_BYTES;
-    s->pass_lines = whole_lines ? PASS_LINES : 1;
+    s->pass_lines = 1;
+    for (int lines = PASS_LINES; lines >= PASS_LEAST_LINES && s->pass_lines == 1; lines /= 2)
+        if (s->from[last] % LINE_BYTES == 0 && lines * s->least_range_bytes <= PASS_MOST_RANGE_BYTES) s->pass_lines = lines;
     s->wanted_range_bytes = s->pass_lines * s->least_range_bytes;
     return s->least_range_bytes <= CURED_STRIDED_MOST_RANGE_BYTES;
 }
@@ -400,14 +405,16 @@ static const char *row_source(const cured_strided *s, int64_t row) {
     return p;
 }
 
-/* The source lines a pass of a tiled range's copy reads from each source row: s->pass_lines, or one
- * where the copy's rows, `pitch` bytes apart, would crowd the L1 cache's sets (rows 4096 / (the
- * largest power of two dividing pitch) apart start in one set; a pass writes a line of each of its
- * rows at once, and up to 8 of those in a set stay): (512, 512) float32 .T into rows 2 KiB apart
- * took 91 us with 4 lines a pass against 43 with one. */
+/* The source lines a pass of a tiled range's copy reads from each source row: s->pass_lines, fewer
+ * (PASS_LEAST_LINES, then one) where the copy's rows, `pitch` bytes apart, would crowd the L1
+ * cache's sets (rows 4096 / (the largest power of two dividing pitch) apart start in one set; a pass
+ * writes a line of each of its rows at once, and up to 8 of those in a set stay): (512, 512) float32
+ * .T into rows 2 KiB apart took 91 us with 4 lines a pass against 43 with one. */
 static int64_t pass_lines(const cured_strided *s, int64_t pitch, int64_t line_rows) {
     const int64_t power = pitch & -pitch, rows_a_set = 4096 / (power < 4096 ? power : 4096);
-    return s->pass_lines * line_rows <= 8 * rows_a_set ? s->pass_lines : 1;
+    int64_t lines = s->pass_lines;
+    while (lines > 1 && lines * line_rows > 8 * rows_a_set) lines = lines > PASS_LEAST_LINES ? lines / 2 : 1;
+    return lines;
 }
 
 void cured_strided_range(const cured_strided *s, int64_t first, int64_t count, void *dst_, int64_t pitch) {

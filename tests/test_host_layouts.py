@@ -100,9 +100,11 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
     of its C-order copy: transposes whose rows are whole 4 KiB blocks (padded in the buffer, ranges
     cut at source lines) from sources 0 to 48 bytes past a line, rows of other lengths, 3-D views
     that merge to two dimensions and ones that do not (the copy), steps and reversed axes; sources
-    whose rows are whole lines, which the copy reads 4 lines a row a pass (PASS_LINES: 3 passes, the
-    first and last short where the data is past a line; rows of 4 KiB, 1 1/2 passes); on 1 and 3
-    threads, with ranges as the sizes ask and with ranges far shorter than a tile or a row."""
+    whose rows are whole lines, which the copy reads 8 lines a row a pass (PASS_LINES: 1 1/2 passes,
+    the first short too where the data is past a line; copied rows of 4 KiB, padded, 3/4 of a pass;
+    copied rows 1536 bytes apart, 4 lines a pass, PASS_LEAST_LINES, where 8 would crowd an L1 set);
+    on 1 and 3 threads, with ranges as the sizes ask and with ranges far shorter than a tile or a
+    row."""
     item = np.dtype(dtype).itemsize
     views = []
     for offset in (0, 16, 32, 48):  # transposed, rows of one 4 KiB block; runs of 37 rows, 3 of them
@@ -111,7 +113,8 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
         runs = line_offset_matrix(seed + offset + 1, dtype, (3, 4096 // item, 37), at)
         lines = line_offset_matrix(seed + offset + 2, dtype, (200, 768 // item), at)  # source rows of 12 lines
         block_rows = line_offset_matrix(seed + offset + 3, dtype, (4096 // item, 384 // item), at)
-        views += [x.T, x[::-1].T, x[:, ::-1].T, runs.transpose(0, 2, 1), lines.T, block_rows.T]
+        crowded = line_offset_matrix(seed + offset + 4, dtype, (1536 // item, 768 // item), at)
+        views += [x.T, x[::-1].T, x[:, ::-1].T, runs.transpose(0, 2, 1), lines.T, block_rows.T, crowded.T]
     x = random_array(seed, np.dtype(dtype), 301 * 1027).reshape(301, 1027)
     views += [x.T, np.asfortranarray(x), x[:, ::2], x[::-2, ::-1], x[5:6].T, x[:0].T]
     y = random_array(seed + 1, np.dtype(dtype), 6 * 70 * 33).reshape(6, 70, 33)
