@@ -360,8 +360,9 @@ cured_cuda_status cured_fetch_results(void *host, const void *device, size_t byt
 
 /* The host-path settings: `lanes` host threads (each with two staging buffers) and chunks of about
  * `chunk_bytes`; `ramp` (the default) lets the first chunks grow, one a lane, where the input is
- * short, and fed, at any length, with the last ones shrinking (cured_chunks_make, cured_ramp); results of `fetch_min_bytes` or more come back through the lanes
- * (cured_fetch_results); `mode` says how a chunk reaches the reduction's first stage:
+ * short, and fed, at any length, with the last ones shrinking (cured_chunks_make, cured_ramp);
+ * results of `fetch_min_bytes` or more come back through the lanes (cured_fetch_results); `mode`
+ * says how a chunk reaches the reduction's first stage:
  *   CURED_STAGING_COPIED  the copy engine copies it into a device buffer of the lane's, and the lane
  *                         launches the first stage there;
  *   CURED_STAGING_DIRECT  the lane launches the first stage on the pinned staging buffer itself,

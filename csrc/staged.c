@@ -73,6 +73,13 @@ void cured_get_staging(cured_staging *s) {
     s->mode = mode_setting >= 0 ? (cured_staging_mode)mode_setting : CURED_DEFAULT_STAGING_MODE;
 }
 
+/* The size of ramp chunk k of `parts` (growing, or from the end shrinking): (k + 1) / parts of
+ * ramp_chunk in whole units, at least one, at most a chunk. */
+static int64_t ramp_size(int64_t ramp_chunk, int parts, int k, int64_t unit, int64_t chunk) {
+    const int64_t share = ramp_chunk / parts * (k + 1) / unit * unit;
+    return share < unit ? unit : (share > chunk ? chunk : share);
+}
+
 void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_chunk, int64_t unit, int lanes,
                        cured_ramp ramp) {
     c->n = n;
@@ -85,8 +92,7 @@ void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_c
     const int short_input = cured_ceil_div(n, chunk) <= CURED_RAMP_MAX_CHUNKS_A_LANE * (int64_t)lanes;
     const int growing = ramp == CURED_RAMP_BOTH || (ramp == CURED_RAMP_START && short_input) ? lanes : 1;
     for (int k = 0; k < growing && c->ramp_first[k] < n; ++k) {
-        const int64_t share = ramp_chunk / growing * (k + 1) / unit * unit;
-        const int64_t size = share < unit ? unit : (share > chunk ? chunk : share);
+        const int64_t size = ramp_size(ramp_chunk, growing, k, unit, chunk);
         c->ramp_first[k + 1] = n - c->ramp_first[k] < size ? n : c->ramp_first[k] + size;
         c->ramp_chunks = k + 1;
     }
@@ -96,8 +102,7 @@ void cured_chunks_make(cured_chunks *c, int64_t n, int64_t chunk, int64_t ramp_c
          * ramp's do; the last also the input's ragged end (less than a unit). */
         int64_t starts[CURED_MAX_LANES], end = n;
         for (int j = 0; j < lanes; ++j) {
-            const int64_t share = ramp_chunk / lanes * (j + 1) / unit * unit;
-            const int64_t size = share < unit ? unit : (share > chunk ? chunk : share);
+            const int64_t size = ramp_size(ramp_chunk, lanes, j, unit, chunk);
             starts[j] = end - size < 0 ? -1 : (end - size) / unit * unit;
             end = starts[j];
         }
