@@ -42,14 +42,16 @@ def chunk_elements(version, dtype, n, chunk_bytes):
 def test_chunked_sums_have_the_one_shot_bits(seed, staging, version, dtype, lanes, ramp, mode):
     """Lengths around the chunks' ends: one short of an end, on it, one past it, for the ramp's
     first chunks, its end and the first whole chunk after it, and (V9 fed) the shrinking last ones,
-    then several chunks and a ragged last one; 64 KiB chunks, so that there are many; each version's first stage reading the chunks in
-    the pinned staging buffers (V9 in one fed kernel, the others launched a chunk: "fed"; launched
-    a chunk: "direct") or their copies in device memory ("copied")."""
+    then several chunks and a ragged last one; 64 KiB chunks, so that there are many; each
+    version's first stage reading the chunks in the pinned staging buffers (V9 in one fed kernel,
+    the others launched a chunk: "fed"; launched a chunk: "direct") or their copies in device
+    memory ("copied")."""
     staging(lanes, 64 << 10, ramp, mode=mode)
     base = chunk_elements(version, dtype, 10**6, 64 << 10)
     ramped = base * lanes * cured._cured.RAMP_MAX_CHUNKS_A_LANE  # the longest input with a launched ramp
     fed = mode == "fed" and version == 9
-    spans = cured._cured._chunk_spans(ramped, base, unit_of(version, dtype, ramped), lanes, ramp and (2 if fed else 1))
+    ramp_kind = ramp and (2 if fed else 1)  # cured_ramp: BOTH for the fed kernel, else START
+    spans = cured._cured._chunk_spans(ramped, base, unit_of(version, dtype, ramped), lanes, ramp_kind)
     ends = {first + count for first, count in spans[:2] + spans[lanes - 1:lanes + 1] + spans[-lanes - 2:]}
     for n in sorted({e + d for e in ends for d in (-1, 0, 1)} | {7 * base + 5, ramped, ramped + 1, 10**6 + 7}):
         x = random_array(seed + n, np.dtype(dtype), n)

@@ -34,20 +34,22 @@ def main():
     print(f"seed {seed}", flush=True)
     rng = np.random.default_rng(seed)
     f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32)
-    # (name, view, the bytes of one source line of every row: 64 times the view's row length)
-    cases = [("(2048, 1024) float32 .T", f32(2048, 1024).T), ("(2048, 1024) float32 Fortran", np.asfortranarray(f32(2048, 1024))),
+    cases = [("(2048, 1024) float32 .T", f32(2048, 1024).T),
+             ("(2048, 1024) float32 Fortran", np.asfortranarray(f32(2048, 1024))),
              ("(1024, 1024) float64 .T", rng.standard_normal((1024, 1024)).T),
-             ("(2048, 2048) float64 .T", rng.standard_normal((2048, 2048)).T), ("(1024, 4096) float32 .T", f32(1024, 4096).T),
-             ("(4096, 4096) float32 .T", f32(4096, 4096).T), ("(8192, 1000) float32 .T", f32(8192, 1000).T)]
+             ("(2048, 2048) float64 .T", rng.standard_normal((2048, 2048)).T),
+             ("(1024, 4096) float32 .T", f32(1024, 4096).T), ("(4096, 4096) float32 .T", f32(4096, 4096).T),
+             ("(8192, 1000) float32 .T", f32(8192, 1000).T)]
     for name, view in cases:
-        one_line = 64 * view.shape[-1]
-        assert cured.sum(view, device="cpu").tobytes() == cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
+        one_line = 64 * view.shape[-1]  # a range of one source line of every row (the view's row)
+        copy = np.ascontiguousarray(view)
+        assert cured.sum(view, device="cpu").tobytes() == cured.sum(copy, device="cpu").tobytes()
         subjects = {"numpy.sum": lambda: np.sum(view), "one line a pass": forced_range(one_line, view),
                     "cured": lambda: cured.sum(view, device="cpu")}
         med = {k: statistics.median(v) * 1e6 for k, v in _wall_in_turns(subjects, 100, args.budget).items()}
-        print(f"{name:30s}" + "  ".join(f"{k} {v:.0f} us" for k, v in med.items()) +
-              f"  one line / cured {med['one line a pass'] / med['cured']:.2f}, numpy / cured {med['numpy.sum'] / med['cured']:.2f}",
-              flush=True)
+        ratios = (f"one line / cured {med['one line a pass'] / med['cured']:.2f}, "
+                  f"numpy / cured {med['numpy.sum'] / med['cured']:.2f}")
+        print(f"{name:30s}" + "  ".join(f"{k} {v:.0f} us" for k, v in med.items()) + "  " + ratios, flush=True)
 
 
 if __name__ == "__main__":
