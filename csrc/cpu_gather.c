@@ -34,7 +34,12 @@
  * (0.75 to 0.80), float64 (2048, 2048) .T (4) 1.05 to 1.17 (0.80 to 0.97), (1024, 4096) float32 .T
  * (8) 1.65 to 1.87 (1.40 to 1.44); (4096, 4096) float32 .T (a pass of four lines would need ranges
  * of 1 MiB) and (8192, 1000) float32 .T (rows of 4000 bytes, not on lines) as before (0.59 to
- * 0.93). */
+ * 0.93). On the H200's 16-CPU host (2026-11-28, same probe) the passes alone lost where they left
+ * each thread one or two ranges (10:10 UTC: (2048, 1024) float32 .T 0.74, Fortran order 0.65,
+ * float64 (1024, 1024) .T 0.87; (2048, 2048) float64 .T, 4 ranges a thread, 1.27); with passes of
+ * fewer lines where a thread would get fewer than four ranges (cpu_work.c, RANGES_A_THREAD; 10:17
+ * UTC, two runs) all seven ran 1.11 to 1.33 times as fast as one line a pass, 3.0 to 8.9 times
+ * numpy.sum's speed. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -388,12 +393,14 @@ int cured_strided_of(const void *src, const cured_layout *layout, int item, cure
      * lines' worth. */
     s->tiled = 1;
     s->least_range_bytes = (int64_t)LINE_BYTES * s->shape[last];
-    s->pass_lines = 1;
-    for (int lines = PASS_LINES; lines >= PASS_LEAST_LINES && s->pass_lines == 1; lines /= 2)
-        if (s->from[last] % LINE_BYTES == 0 && lines * s->least_range_bytes <= PASS_MOST_RANGE_BYTES) s->pass_lines = lines;
+    int lines = s->from[last] % LINE_BYTES == 0 ? PASS_LINES : 1;
+    while (lines > 1 && lines * s->least_range_bytes > PASS_MOST_RANGE_BYTES) lines = cured_strided_fewer_lines(lines);
+    s->pass_lines = lines;
     s->wanted_range_bytes = s->pass_lines * s->least_range_bytes;
     return s->least_range_bytes <= CURED_STRIDED_MOST_RANGE_BYTES;
 }
+
+int cured_strided_fewer_lines(int lines) { return lines > PASS_LEAST_LINES ? lines / 2 : 1; }
 
 /* Where row `row` of the C order (all dimensions but the last) starts in the source. */
 static const char *row_source(const cured_strided *s, int64_t row) {
@@ -413,7 +420,7 @@ static const char *row_source(const cured_strided *s, int64_t row) {
 static int64_t pass_lines(const cured_strided *s, int64_t pitch, int64_t line_rows) {
     const int64_t power = pitch & -pitch, rows_a_set = 4096 / (power < 4096 ? power : 4096);
     int64_t lines = s->pass_lines;
-    while (lines > 1 && lines * line_rows > 8 * rows_a_set) lines = lines > PASS_LEAST_LINES ? lines / 2 : 1;
+    while (lines > 1 && lines * line_rows > 8 * rows_a_set) lines = cured_strided_fewer_lines((int)lines);
     return lines;
 }
 

@@ -178,7 +178,11 @@ int cured_cpu_integer_sum(cured_dtype dtype, int lane_bytes, const void *in, con
     _Atomic int failed = 0;
     const int64_t tasks = cured_cpu_tasks_for(threads, MAX_INTEGER_TASKS);
     integer_job job = {(const char *)in, dtype, lane_bytes, n, cured_ceil_div(n, tasks), partials, strided, 0, &failed};
-    if (strided != NULL) job.range = cured_cpu_strided_range(strided, 1, 1, cured_dtype_size(dtype));
+    cured_strided plan; /* strided, its passes fitted to the threads */
+    if (strided != NULL) {
+        job.range = cured_cpu_strided_range(strided, 1, 1, cured_dtype_size(dtype), n, threads, &plan);
+        job.strided = &plan;
+    }
     cured_pool_run(tasks, threads, integer_task, &job);
     *sum = 0;
     for (int64_t k = 0; k < tasks; ++k) *sum += partials[k];

@@ -431,6 +431,7 @@ static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, con
     void *partials = cured_host_malloc((size_t)t.tiles * (is_double ? sizeof(double) : sizeof(float)));
     if (partials == NULL) return -1;
     _Atomic int failed = 0;
+    cured_strided plan; /* strided, its passes fitted to the threads */
     /* A strided input's blocks are read from a gathered range, which the cache holds. */
     const int cached = strided != NULL || n * item / threads <= CACHED_BYTES_A_THREAD;
     tiles_job job = {in, dtype, n, t, (cured_cpu_plain() ? plain : fast)[dtype][is_double], partials, 0,
@@ -440,7 +441,8 @@ static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, con
         tasks = cured_cpu_tasks_for(threads, t.tiles);
         job.tiles_a_task = cured_ceil_div(t.tiles, tasks);
     } else {
-        job.range = cured_cpu_strided_range(strided, (int64_t)THREADS * t.vector, VECTORS, item);
+        job.range = cured_cpu_strided_range(strided, (int64_t)THREADS * t.vector, VECTORS, item, n, threads, &plan);
+        job.strided = &plan;
         const int64_t units = cured_ceil_div(n, job.range > t.tile ? job.range : t.tile);
         job.units_a_task = cured_ceil_div(units, cured_cpu_tasks_for(threads, units));
         tasks = cured_ceil_div(units, job.units_a_task);

@@ -97,12 +97,27 @@ void *cured_cpu_range_buffer(size_t bytes) {
  * two (a tile's step at least), so that tiles and ranges nest. */
 #define STRIDED_RANGE_BYTES ((int64_t)128 << 10)
 
-int64_t cured_cpu_strided_range(const cured_strided *strided, int64_t block, int steps, int item) {
+/* Ranges a thread at least, where ranges that hold a pass of several source lines would be fewer
+ * (the pass then reads fewer lines): on the H200's 16-CPU host (2026-11-28 10:10 UTC,
+ * scripts/probes/gather_passes.py, wall time), (2048, 1024) float32 .T in 16 ranges of a 4-line
+ * pass for 16 threads took 220 us against 163 in 64 ranges of one line; (2048, 2048) float64 .T in
+ * 64 ranges of 4 lines, 346 against 438. On the 2-CPU build machine the first took 1.72 times as
+ * long in ranges of one line (cpu_gather.c). */
+#define RANGES_A_THREAD 4
+
+int64_t cured_cpu_strided_range(const cured_strided *strided, int64_t block, int steps, int item, int64_t n,
+                                int threads, cured_strided *plan) {
     const int64_t forced = range_setting;
+    *plan = *strided;
+    while (forced == 0 && threads > 1 && plan->pass_lines > 1 &&
+           n * item / plan->wanted_range_bytes < (int64_t)threads * RANGES_A_THREAD) {
+        plan->pass_lines = cured_strided_fewer_lines(plan->pass_lines);
+        plan->wanted_range_bytes = plan->pass_lines * plan->least_range_bytes;
+    }
     int64_t range = forced > 0 ? block : block * steps;
     while (forced > 0 ? range * item < forced
-                      : range * item < STRIDED_RANGE_BYTES || range * item < strided->least_range_bytes ||
-                            range * item < strided->wanted_range_bytes)
+                      : range * item < STRIDED_RANGE_BYTES || range * item < plan->least_range_bytes ||
+                            range * item < plan->wanted_range_bytes)
         range *= 2;
     return range;
 }

@@ -546,6 +546,10 @@ static inline int cured_strided_rows_alias(const cured_strided *s) {
  * CURED_STRIDED_MOST_RANGE_BYTES), else 0: copy the array into C order instead. */
 int cured_strided_of(const void *src, const cured_layout *layout, int item, cured_strided *s);
 
+/* The source lines a pass of a tiled range's copy may read where `lines` (more than 1) are too many:
+ * the next of PASS_LINES, PASS_LEAST_LINES and 1 (cpu_gather.c). */
+int cured_strided_fewer_lines(int lines);
+
 /* Copies the elements [first, first + count) of the C order into dst, on the calling thread: those
  * of one row (the last dimension) consecutive, each next row `pitch` bytes after the one before
  * (the row's length times the item: all consecutive). */

@@ -103,8 +103,9 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
     whose rows are whole lines, which the copy reads 8 lines a row a pass (PASS_LINES: 1 1/2 passes,
     the first short too where the data is past a line; copied rows of 4 KiB, padded, 3/4 of a pass;
     copied rows 1536 bytes apart, 4 lines a pass, PASS_LEAST_LINES, where 8 would crowd an L1 set);
-    on 1 and 3 threads, with ranges as the sizes ask and with ranges far shorter than a tile or a
-    row."""
+    on 1, 3 and 16 threads (16: too few ranges a thread for a pass of several lines, so one line a
+    pass from ranges that hold more, RANGES_A_THREAD), with ranges as the sizes ask and with ranges
+    far shorter than a tile or a row."""
     item = np.dtype(dtype).itemsize
     views = []
     for offset in (0, 16, 32, 48):  # transposed, rows of one 4 KiB block; runs of 37 rows, 3 of them
@@ -124,7 +125,7 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
     if item > 1:  # unaligned (copied first): a byte past the elements' alignment
         raw = np.frombuffer(b"\0" + z[:300 * 201].tobytes(), dtype=z.dtype, offset=1)
         views += [raw, raw.reshape(300, 201).T, raw[::-2]]
-    for threads, range_bytes in [(1, 0), (3, 0), (1, 4096), (3, 5000), (2, 1 << 16)]:
+    for threads, range_bytes in [(1, 0), (3, 0), (16, 0), (1, 4096), (3, 5000), (2, 1 << 16)]:
         cpu_tiles(threads, False, range_bytes)
         for view in views:
             copy = np.ascontiguousarray(view)
