@@ -38,13 +38,14 @@
 typedef unsigned long long u64;
 constexpr int kThreads = 512;
 
-// Thread's share of the 32-bit words of `bytes` at p (16 bytes a load, 8 loads in flight), summed
-// over the block into *out by thread 0.
+// Thread's share of the 32-bit words of `bytes` at p (16 bytes a load, Unroll loads in flight),
+// summed over the block into *out by thread 0.
+template <int Unroll>
 __device__ void sum_chunk(const uint4 *p, size_t bytes, u64 *out) {
     __shared__ u64 warp_sums[kThreads / 32];
     const size_t vectors = bytes / 16;
     u64 acc = 0;
-#pragma unroll 8
+#pragma unroll Unroll
     for (size_t i = threadIdx.x; i < vectors; i += kThreads) {
         const uint4 v = p[i];
         acc += (u64)v.x + v.y + v.z + v.w;
@@ -61,6 +62,7 @@ __device__ void sum_chunk(const uint4 *p, size_t bytes, u64 *out) {
 
 // ready[k]: (epoch << 32) | slot once chunk k of this round is in staging buffer `slot` (the host
 // writes it); freed[slot]: (epoch << 32) | (k + 1) once chunk k has been read from it (the GPU).
+template <int Unroll>
 __global__ void polled_sum(const uint4 *const *slots, size_t chunk, size_t bytes, u64 chunks, u64 *ready, u64 *freed,
                            unsigned epoch, u64 *next, u64 *sums) {
     __shared__ u64 taken;
@@ -80,7 +82,7 @@ __global__ void polled_sum(const uint4 *const *slots, size_t chunk, size_t bytes
         const u64 k = taken;
         if (k >= chunks) return;
         const unsigned slot = slot_of_taken;
-        sum_chunk(slots[slot], chunk < bytes - k * chunk ? chunk : bytes - k * chunk, sums + k);  // ends after a barrier
+        sum_chunk<Unroll>(slots[slot], chunk < bytes - k * chunk ? chunk : bytes - k * chunk, sums + k);  // ends after a barrier
         if (threadIdx.x == 0) {
             cuda::atomic_ref<u64, cuda::thread_scope_system> flag(freed[slot]);
             flag.store(((u64)epoch << 32) | (k + 1), cuda::memory_order_release);
@@ -176,7 +178,12 @@ int main(int argc, char **argv) {
     };
 
     // The polled path: one kernel of `grid` blocks; the lanes publish chunks, the blocks free buffers.
-    auto polled = [&](int s, int c_kib, int b, int grid, const std::string &name) {
+    // copy: how a lane stages a chunk (Memcpy; Streaming: 16-byte non-temporal stores, the lines
+    // going to memory rather than staying dirty in the lane's caches for the GPU's reads to snoop;
+    // None: the flags only, the buffers keeping what they hold, so the sum is not checked).
+    enum Copy { Memcpy, Streaming, None };
+    auto polled = [&](int s, int c_kib, int b, int grid, const std::string &name, Copy copy = Memcpy,
+                      bool wide = false) {
         Lanes &l = lanes(s, c_kib, b);
         const size_t chunks = (bytes + l.chunk - 1) / l.chunk;
         u64 *const ready_host = flags_host, *const freed_host = flags_host + max_chunks;
@@ -192,7 +199,13 @@ int main(int argc, char **argv) {
                 cuda::atomic_ref<u64, cuda::thread_scope_system> freed(freed_host[slot]);
                 if (turn >= b)
                     while (freed.load(cuda::memory_order_acquire) != expect[turn % b]) _mm_pause();
-                memcpy(l.host[slot], (const char *)input + k * l.chunk, n);
+                const char *from = (const char *)input + k * l.chunk;
+                if (copy == Memcpy) {
+                    memcpy(l.host[slot], from, n);
+                } else if (copy == Streaming) {
+                    for (size_t i = 0; i < n; i += 16)
+                        _mm_stream_si128((__m128i *)(l.host[slot] + i), _mm_loadu_si128((const __m128i *)(from + i)));
+                }
                 _mm_sfence();  // memcpy's streaming stores, if any, before the flag
                 cuda::atomic_ref<u64, cuda::thread_scope_system>(ready_host[k]).store(((u64)round << 32) | slot,
                                                                                 cuda::memory_order_release);
@@ -200,11 +213,11 @@ int main(int argc, char **argv) {
             }
         }, [&] {
             CK(cudaMemsetAsync(next, 0, sizeof(u64), stream));
-            polled_sum<<<grid, kThreads, 0, stream>>>(l.device_slots, l.chunk, bytes, chunks, flags, flags + max_chunks,
-                                                      round, next, sums);
+            (wide ? polled_sum<16> : polled_sum<8>)<<<grid, kThreads, 0, stream>>>(
+                l.device_slots, l.chunk, bytes, chunks, flags, flags + max_chunks, round, next, sums);
             CK(cudaGetLastError());
         }, [&] { CK(cudaStreamSynchronize(stream)); });
-        check(name.c_str(), chunks);
+        if (copy != None) check(name.c_str(), chunks);
         return seconds;
     };
 
@@ -224,6 +237,15 @@ int main(int argc, char **argv) {
                                        std::to_string(b) + " G" + std::to_string(grid);
                     subjects.push_back({name, [&, s, c_kib, b, grid, name] { return polled(s, c_kib, b, grid, name); }});
                 }
+    // What the 10 x 1 MiB x 2, 16 blocks subject (cured's fed default) loses to a kernel reading one
+    // filled buffer (mapped_reads.cu): the lanes' copies (none), their stores (streaming), the
+    // kernel's loads in flight (16 a thread), a third buffer a lane.
+    subjects.push_back({"fed none", [&] { return polled(10, 1024, 2, 16, "fed none", None); }});
+    subjects.push_back({"fed streaming", [&] { return polled(10, 1024, 2, 16, "fed streaming", Streaming); }});
+    subjects.push_back({"fed memcpy", [&] { return polled(10, 1024, 2, 16, "fed memcpy"); }});
+    subjects.push_back({"fed wide", [&] { return polled(10, 1024, 2, 16, "fed wide", Memcpy, true); }});
+    subjects.push_back({"fed x3", [&] { return polled(10, 1024, 3, 16, "fed x3"); }});
+    subjects.push_back({"fed streaming wide x3", [&] { return polled(10, 1024, 3, 16, "fed streaming wide x3", Streaming, true); }});
     std::vector<std::pair<std::string, std::function<double()>>> chosen;
     for (auto &subject : subjects)
         if (subject.first == "one copy" || subject.first.find(filter) != std::string::npos) chosen.push_back(subject);
