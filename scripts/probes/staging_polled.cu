@@ -17,6 +17,7 @@
 // show. Build and run:
 //   nvcc -O2 -arch=sm_90 -std=c++17 -o /tmp/staging_polled scripts/probes/staging_polled.cu
 //   /tmp/staging_polled [MiB] [subject filter]
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <algorithm>
@@ -37,6 +38,25 @@
 
 typedef unsigned long long u64;
 constexpr int kThreads = 512;
+
+// Whether the CPU has clwb (CPUID leaf 7, EBX bit 24).
+static bool clwb_supported() {
+    unsigned a, b, c, d;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b >> 24) & 1;
+}
+
+// A lane's copy by 32-byte non-temporal stores (dst on 32 bytes; n a multiple of 32).
+__attribute__((target("avx2"))) static void copy_streaming_32(char *dst, const char *src, size_t n) {
+    for (size_t i = 0; i < n; i += 32)
+        _mm256_stream_si256((__m256i *)(dst + i), _mm256_loadu_si256((const __m256i *)(src + i)));
+}
+
+// memcpy, then each written line written back to memory but kept in the caches (clwb), so that the
+// GPU's loads find it clean.
+__attribute__((target("clwb"))) static void copy_written_back(char *dst, const char *src, size_t n) {
+    memcpy(dst, src, n);
+    for (size_t i = 0; i < n; i += 64) _mm_clwb(dst + i);
+}
 
 // Thread's share of the 32-bit words of `bytes` at p (16 bytes a load, Unroll loads in flight),
 // summed over the block into *out by thread 0.
@@ -180,8 +200,9 @@ int main(int argc, char **argv) {
     // The polled path: one kernel of `grid` blocks; the lanes publish chunks, the blocks free buffers.
     // copy: how a lane stages a chunk (Memcpy; Streaming: 16-byte non-temporal stores, the lines
     // going to memory rather than staying dirty in the lane's caches for the GPU's reads to snoop;
-    // None: the flags only, the buffers keeping what they hold, so the sum is not checked).
-    enum Copy { Memcpy, Streaming, None };
+    // Streaming32: 32-byte ones; WrittenBack: memcpy, then clwb each line; None: the flags only,
+    // the buffers keeping what they hold, so the sum is not checked).
+    enum Copy { Memcpy, Streaming, Streaming32, WrittenBack, None };
     auto polled = [&](int s, int c_kib, int b, int grid, const std::string &name, Copy copy = Memcpy,
                       bool wide = false) {
         Lanes &l = lanes(s, c_kib, b);
@@ -202,6 +223,10 @@ int main(int argc, char **argv) {
                 const char *from = (const char *)input + k * l.chunk;
                 if (copy == Memcpy) {
                     memcpy(l.host[slot], from, n);
+                } else if (copy == Streaming32) {
+                    copy_streaming_32(l.host[slot], from, n);
+                } else if (copy == WrittenBack) {
+                    copy_written_back(l.host[slot], from, n);
                 } else if (copy == Streaming) {
                     for (size_t i = 0; i < n; i += 16)
                         _mm_stream_si128((__m128i *)(l.host[slot] + i), _mm_loadu_si128((const __m128i *)(from + i)));
@@ -245,6 +270,10 @@ int main(int argc, char **argv) {
     subjects.push_back({"fed memcpy", [&] { return polled(10, 1024, 2, 16, "fed memcpy"); }});
     subjects.push_back({"fed wide", [&] { return polled(10, 1024, 2, 16, "fed wide", Memcpy, true); }});
     subjects.push_back({"fed x3", [&] { return polled(10, 1024, 3, 16, "fed x3"); }});
+    if (__builtin_cpu_supports("avx2"))
+        subjects.push_back({"fed streaming32", [&] { return polled(10, 1024, 2, 16, "fed streaming32", Streaming32); }});
+    if (clwb_supported())
+        subjects.push_back({"fed written back", [&] { return polled(10, 1024, 2, 16, "fed written back", WrittenBack); }});
     subjects.push_back({"fed streaming wide x3", [&] { return polled(10, 1024, 3, 16, "fed streaming wide x3", Streaming, true); }});
     std::vector<std::pair<std::string, std::function<double()>>> chosen;
     for (auto &subject : subjects)
