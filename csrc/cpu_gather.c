@@ -396,7 +396,6 @@ int cured_strided_of(const void *src, const cured_layout *layout, int item, cure
     int lines = s->from[last] % LINE_BYTES == 0 ? PASS_LINES : 1;
     while (lines > 1 && lines * s->least_range_bytes > PASS_MOST_RANGE_BYTES) lines = cured_strided_fewer_lines(lines);
     s->pass_lines = lines;
-    s->wanted_range_bytes = s->pass_lines * s->least_range_bytes;
     return s->least_range_bytes <= CURED_STRIDED_MOST_RANGE_BYTES;
 }
 

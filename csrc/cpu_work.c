@@ -110,14 +110,12 @@ int64_t cured_cpu_strided_range(const cured_strided *strided, int64_t block, int
     const int64_t forced = range_setting;
     *plan = *strided;
     while (forced == 0 && threads > 1 && plan->pass_lines > 1 &&
-           n * item / plan->wanted_range_bytes < (int64_t)threads * RANGES_A_THREAD) {
+           n * item / (plan->pass_lines * plan->least_range_bytes) < (int64_t)threads * RANGES_A_THREAD)
         plan->pass_lines = cured_strided_fewer_lines(plan->pass_lines);
-        plan->wanted_range_bytes = plan->pass_lines * plan->least_range_bytes;
-    }
+    const int64_t pass_range_bytes = plan->pass_lines * plan->least_range_bytes; /* holds a pass */
     int64_t range = forced > 0 ? block : block * steps;
     while (forced > 0 ? range * item < forced
-                      : range * item < STRIDED_RANGE_BYTES || range * item < plan->least_range_bytes ||
-                            range * item < plan->wanted_range_bytes)
+                      : range * item < STRIDED_RANGE_BYTES || range * item < pass_range_bytes)
         range *= 2;
     return range;
 }

@@ -529,8 +529,8 @@ struct cured_strided {
     int64_t shape[CURED_MAX_DIMS], from[CURED_MAX_DIMS]; /* C order; source strides in bytes */
     int tiled;                  /* the source's smallest stride is dimension ndim - 2's: rows transposed */
     int64_t least_range_bytes;  /* ranges read at once should be at least this long (whole rows to transpose) */
-    int pass_lines;             /* tiled: the source lines of each source row a pass of the copy reads */
-    int64_t wanted_range_bytes; /* pass_lines times least_range_bytes: the ranges that hold a pass */
+    int pass_lines;             /* tiled: the source lines of each source row a pass of the copy reads
+                                   (ranges of pass_lines times least_range_bytes hold a pass) */
 };
 
 /* Whether the rows a tiled array's ranges hold are multiples of 4 KiB, whose starts all fall in one
