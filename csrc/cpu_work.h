@@ -17,8 +17,8 @@ int cured_cpu_plain(void);
  * two times `block` (a tile's block, 1 where the order is free), at least `steps` blocks and
  * STRIDED_RANGE_BYTES, and at least the whole rows of a pass of the copy (pass_lines times
  * least_range_bytes, cured_strided_of), passes of fewer lines where those would leave a thread few
- * ranges; or about the bytes a test forced (cured_set_cpu_tiles). *plan is *strided with the pass the ranges hold:
- * the threads gather from it. */
+ * ranges; or about the bytes a test forced (cured_set_cpu_tiles). *plan is *strided with the pass
+ * the ranges hold: the threads gather from it. */
 int64_t cured_cpu_strided_range(const cured_strided *strided, int64_t block, int steps, int item, int64_t n,
                                 int threads, cured_strided *plan);
 
