@@ -3,6 +3,11 @@ element for element, for views of every dtype (steps, reversed axes, transposes,
 merged and unit dimensions), small and large (the pool's threads, AVX2's 8 x 8 and 4 x 4 blocks and
 the elements past them); and a view sums to the bits of its C-order copy, whole and along axes. No
 GPU needed."""
+import ctypes
+import mmap
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -135,6 +140,33 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
             if np.dtype(dtype).kind in "iub":  # NumPy's wrap in a narrower result, and the 64-bit sum
                 assert cured.sum(view, dtype=np.int8, device="cpu") == np.sum(copy, dtype=np.int8)
                 assert cured.sum(view, device="cpu") == np.sum(copy)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="maps an inaccessible page with mprotect (Linux)")
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64"])
+def test_every_other_element_reads_nothing_past_the_last(seed, dtype):
+    """Every other element of 4 or 8 bytes (x[::2], x[1::2]) is copied 8 (4) at a time from 32-byte
+    loads of twice that many source elements (cpu_gather.c's every_other_avx2): views of 1 to 40
+    elements whose source ends where an inaccessible page begins are copied and summed whole with
+    their C-order copies' bits, and nothing past their last element is read (a read there faults)."""
+    dtype = np.dtype(dtype)
+    page = mmap.PAGESIZE
+    memory = mmap.mmap(-1, 2 * page)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(memory))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    prot_none = 0  # <sys/mman.h>'s PROT_NONE (mmap has no name for it)
+    assert libc.mprotect(start + page, page, prot_none) == 0, os.strerror(ctypes.get_errno())
+    for count in range(1, 41):
+        for first in (0, 1):
+            stored = 2 * count - 1 + first  # the view's last element is the source's last
+            base = np.frombuffer(memory, dtype, stored, page - stored * dtype.itemsize)
+            base[...] = random_array(seed + count, dtype, stored)
+            view = base[first::2]
+            assert view.shape == (count,)
+            copy = np.array([base[first + 2 * k] for k in range(count)], dtype)
+            assert cured._cured._c_order_copy(view).tobytes() == copy.tobytes(), (count, first)
+            assert cured.sum(view, device="cpu").tobytes() == cured.sum(copy, device="cpu").tobytes(), (count, first)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

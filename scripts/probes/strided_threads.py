@@ -1,0 +1,59 @@
+"""Non-contiguous host arrays summed on the CPU (device="cpu") on 1, 2, 4, 8 and 16 threads forced
+(cured_set_cpu_tiles) and as cured picks them (cpu_tiles.c: a transposed input counts TILED_WORK
+times its bytes in cpu_work.c's rule), wall time in turns with numpy.sum, from 128 KiB to 8 MiB:
+transposes (the tiled copy), and every other element (x[:, ::2], cpu_gather.c's every_other_avx2).
+Every sum is checked against its C-order copy's bits first. Prints a line a case, the medians in
+us and numpy.sum's time over cured's; nothing reads it.
+
+    python scripts/probes/strided_threads.py [--budget 0.4]
+"""
+import argparse
+import os
+import statistics
+
+import numpy as np
+
+import cured
+from cured.walltime import _wall_in_turns
+
+
+def on_threads(threads, view):
+    def run():
+        cured._cured._set_cpu_tiles(threads, False)
+        try:
+            return cured.sum(view, device="cpu")
+        finally:
+            cured._cured._set_cpu_tiles(0, False)
+    return run
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--budget", type=float, default=0.4, help="seconds a subject and case at most")
+    args = parser.parse_args()
+    seed = np.random.SeedSequence().entropy % 2**31
+    cpus = len(os.sched_getaffinity(0))
+    print(f"seed {seed}, {cpus} CPUs", flush=True)
+    rng = np.random.default_rng(seed)
+    threads = [k for k in (1, 2, 4, 8, 16) if k <= cpus]
+    cases = []
+    for rows, columns in [(256, 128), (256, 256), (512, 256), (512, 512), (1024, 512), (1024, 1024)]:
+        for dtype in (np.float32, np.float64):
+            x = rng.standard_normal((rows, columns)).astype(dtype)
+            cases.append((f"({rows}, {columns}) {np.dtype(dtype).name} .T", x.T))
+            cases.append((f"({rows}, {2 * columns}) {np.dtype(dtype).name} [:, ::2]",
+                          rng.standard_normal((rows, 2 * columns)).astype(dtype)[:, ::2]))
+    for name, view in cases:
+        want = cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
+        subjects = {"numpy.sum": lambda: np.sum(view), "cured": lambda: cured.sum(view, device="cpu")}
+        subjects.update({f"{k} threads": on_threads(k, view) for k in threads})
+        for subject in list(subjects)[1:]:
+            assert subjects[subject]().tobytes() == want, (name, subject)
+        med = {k: statistics.median(v) * 1e6 for k, v in _wall_in_turns(subjects, 100, args.budget).items()}
+        times = ", ".join(f"{k} {v:.1f}" for k, v in med.items())
+        print(f"{name} ({view.nbytes >> 10} KiB): {times}; numpy / cured {med['numpy.sum'] / med['cured']:.2f}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
