@@ -466,20 +466,25 @@ static int is_v9(const cured_version *v) {
     return v->schedule == CURED_TILES && v->tree == CURED_TREE_WARPS && v->threads == THREADS && v->per_thread == VECTORS;
 }
 
-/* A transposed (tiled) strided input's work per byte against a contiguous one's, for the threads it
- * takes: one thread of the H100's 16-CPU host summed (512, 512) float32 .T (1 MiB) in 174 us where
- * a contiguous MiB takes 30 to 34 (2026-11-27 20:16 UTC, scripts/probes/host_layouts.py), so the
- * pool's threads pay from a quarter of PARALLEL_BYTES. */
-#define TILED_WORK 4
+/* A strided float input's work per byte against a contiguous one's, for the threads it takes: its
+ * elements are gathered into C order a range at a time before they are added (integers, whose sums
+ * do not depend on the order, are read in memory order and count as contiguous). On the H200's
+ * 16-CPU host (2026-11-28 12:10 UTC, scripts/probes/strided_threads.py, wall time in turns), 512 KiB
+ * took one thread 34.5 us against 22.4 on 8 as float64 (256, 256) .T, 30.2 against 21.2 as float64
+ * (256, 512)[:, ::2], and 1 MiB of float32 (512, 1024)[:, ::2] 77.8 against 28.8 (a contiguous MiB
+ * of float32: 23.9 us on one thread, README's record of 08:34 UTC); the pool's threads pay from a
+ * quarter of PARALLEL_BYTES (cpu_work.c, which also weighs the few-CPU case). */
+#define STRIDED_WORK 4
 
 /* V9's sum of contiguous `in` or (in NULL) of `strided`. */
 static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_strided *strided, int64_t n,
                   void *result) {
     const int64_t work = cured_cpu_work_bytes(n, cured_dtype_size(dtype));
-    const int threads = cured_cpu_threads_for(strided != NULL && strided->tiled ? work * TILED_WORK : work);
+    const int integers = acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64;
+    const int threads = cured_cpu_threads_for(strided != NULL && !integers ? work * STRIDED_WORK : work);
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
     if (n == 0) return 0;
-    if (acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64) {
+    if (integers) {
         uint64_t sum;
         const int failed = cured_cpu_integer_sum(dtype, 8, in, strided, n, threads, &sum);
         memcpy(result, &sum, sizeof sum);

@@ -1,7 +1,9 @@
 """Non-contiguous host arrays summed on the CPU (device="cpu") on 1, 2, 4, 8 and 16 threads forced
 (cured_set_cpu_tiles) and as cured picks them (cpu_tiles.c: a transposed input counts TILED_WORK
 times its bytes in cpu_work.c's rule), wall time in turns with numpy.sum, from 128 KiB to 8 MiB:
-transposes (the tiled copy), and every other element (x[:, ::2], cpu_gather.c's every_other_avx2).
+transposes (the tiled copy), every other element (x[:, ::2], cpu_gather.c's every_other_avx2),
+reversed axes, and contiguous arrays (cpu_work.c's rule itself). Run it under `taskset -c 0-1` and
+the like to see the rule on fewer CPUs (the pool takes the CPUs the process may use).
 Every sum is checked against its C-order copy's bits first. Prints a line a case, the medians in
 us and numpy.sum's time over cured's; nothing reads it.
 
@@ -43,6 +45,8 @@ def main():
             cases.append((f"({rows}, {columns}) {np.dtype(dtype).name} .T", x.T))
             cases.append((f"({rows}, {2 * columns}) {np.dtype(dtype).name} [:, ::2]",
                           rng.standard_normal((rows, 2 * columns)).astype(dtype)[:, ::2]))
+            cases.append((f"({rows}, {columns}) {np.dtype(dtype).name} [::-1, ::-1]", x[::-1, ::-1]))
+            cases.append((f"({rows}, {columns}) {np.dtype(dtype).name} contiguous", x))
     for name, view in cases:
         want = cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
         subjects = {"numpy.sum": lambda: np.sum(view), "cured": lambda: cured.sum(view, device="cpu")}
