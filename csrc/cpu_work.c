@@ -34,25 +34,13 @@ void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes) {
     range_setting = range_bytes > 0 ? range_bytes : 0;
 }
 
-/* The threads PARALLEL_BYTES was measured with (8 and more): the pool pays where the work the
- * other threads take off the caller, bytes * (1 - 1 / threads), is at least PARALLEL_BYTES * (1 -
- * 1 / PARALLEL_THREADS). With 8 CPUs or more that is PARALLEL_BYTES itself; with fewer, where each
- * thread woken takes a larger share of the waking's cost, more: 3.5 MiB with 2 CPUs, 2.3 with 4.
- * On the 2-CPU build machine (2026-11-28 12:25 UTC, scripts/probes/strided_threads.py, in turns):
- * 2 MiB of float32 on one thread 24.4 us, on two 30.4; 4 MiB 48.8 against 45.2 (float64 65.9
- * against 53.0); a transposed 512 KiB of float32, which counts as 2 MiB (cpu_tiles.c's
- * STRIDED_WORK), 20.1 against 28.7, and a transposed MiB 49.2 against 44.4. */
-#define PARALLEL_THREADS 8
-
 int cured_cpu_threads_for(int64_t bytes) {
     const int forced = threads_setting;
     if (forced > 0) return forced;
+    if (bytes < PARALLEL_BYTES) return 1;
     const int64_t wanted = bytes / BYTES_A_THREAD;
     const int capacity = cured_pool_capacity();
-    const int threads = wanted < capacity ? (int)wanted : capacity;
-    if (threads < 2 || bytes * (threads - 1) * PARALLEL_THREADS < PARALLEL_BYTES * (PARALLEL_THREADS - 1) * threads)
-        return 1;
-    return threads;
+    return wanted < capacity ? (int)wanted : capacity;
 }
 
 int64_t cured_cpu_tasks_for(int threads, int64_t most) {

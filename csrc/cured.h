@@ -637,8 +637,7 @@ int cured_cpu_tiles_sum_strided(const cured_version *v, cured_dtype in_dtype, cu
 void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes);
 
 /* The threads a CPU sum over `bytes` of input takes (cpu_work.c): 1 below 2 MiB (waking the pool
- * costs more; with fewer than 8 CPUs, below up to 3.5 MiB), then one a 256 KiB up to the CPUs, or
- * what cured_set_cpu_tiles forced. */
+ * costs more), then one a 256 KiB up to the CPUs, or what cured_set_cpu_tiles forced. */
 int cured_cpu_threads_for(int64_t bytes);
 
 /* The bytes cured_cpu_threads_for is given for `elements` elements of `item` bytes: 1- and 2-byte
