@@ -155,6 +155,16 @@ def alive():
     return {k: state[k] for k in ("streams", "events", "pinned", "device")}, cured._cured.memory_in_use()["used"]
 
 
+def alive_on(cupy, devices):
+    """alive(), with the pool bytes in use on each of `devices` (memory_in_use reads the current one)."""
+    counts, _ = alive()
+    used = []
+    for device in devices:
+        with cupy.cuda.Device(device):
+            used.append(cured._cured.memory_in_use()["used"])
+    return counts, tuple(used)
+
+
 def grew(before, after):
     """What is alive now and was not before: a leak. (A cache may shrink: a stream whose device
     could not be read is destroyed, not pooled.)"""
@@ -165,7 +175,7 @@ def grew(before, after):
     return leaks
 
 
-def sweep(call, expected, sync):
+def sweep(call, expected, sync, alive=alive):
     """Fails each call of call() in turn, with each error; returns (calls, raised, problems)."""
     for _ in range(2):  # warm: the caches (streams, events, staging buffers, call slots) fill
         call()
@@ -278,4 +288,66 @@ def test_failure_at_every_cuda_call():
         if n == 0 or raised < n:  # most failed calls reach the caller as an exception
             problems.append(f"{name}: only {raised} of {2 * n} failures raised")
     print("\n".join(report))
+    assert not problems, "\n".join(problems[:40])
+
+
+@pytest.mark.gpu
+def test_failure_at_every_cuda_call_on_a_second_gpu():
+    """The sweep over arrays on the second GPU, the caller's current device the first: cured moves to
+    the array's device for the call and back after it (module_args.c's enter_device and
+    leave_device), failed or not. Every failure raises or returns the right bits, leaks nothing on
+    either device, leaves the caller's device current and the next call right."""
+    cupy = pytest.importorskip("cupy", reason="CuPy makes the device arrays")
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("only one GPU: a device array on a second GPU cannot be made here")
+    x = random_array(10, np.dtype("float32"), 300_001)
+    with cupy.cuda.Device(1):
+        d = cupy.asarray(x)
+        rows = cupy.asarray(random_array(11, np.dtype("float32"), 6000).reshape(200, 30))
+        out, out_rows = cupy.zeros((), cupy.float32), cupy.zeros(200, cupy.float32)
+    moved = []
+
+    def kept(name, call):
+        def run():
+            try:
+                return call()
+            finally:
+                if cupy.cuda.runtime.getDevice() != 0:
+                    moved.append(name)
+                    cupy.cuda.runtime.setDevice(0)
+        return run
+
+    calls = {
+        "device": lambda: cured.sum(d),
+        "device strided": lambda: cured.sum(d[::2]),
+        "device out=": lambda: cured.sum(d, out=out),
+        "device timing=True": lambda: cured.sum(d, timing=True).value,
+        "device CUB": lambda: cured.sum(d, version="cub"),
+        "device V10": lambda: cured.fsum(d),
+        "axis": lambda: cured.sum(rows, axis=0),
+        "axis out=": lambda: cured.sum(rows, axis=1, out=out_rows),
+    }
+
+    def sync():
+        for device in (0, 1):
+            cupy.cuda.Device(device).synchronize()
+
+    def value(got):  # a device out= read back, on its device
+        if isinstance(got, cupy.ndarray):
+            with got.device:
+                return got.get()
+        return got
+
+    report, problems = [], []
+    assert cupy.cuda.runtime.getDevice() == 0
+    for name, call in calls.items():
+        run = kept(name, lambda call=call: value(call()))
+        expected = run()
+        n, raised, found = sweep(run, expected, sync, alive=lambda: alive_on(cupy, (0, 1)))
+        report.append(f"{name}: {n} calls, {raised} of {2 * n} failures raised")
+        problems += [f"{name}: {p}" for p in found]
+        if n == 0 or raised < n:
+            problems.append(f"{name}: only {raised} of {2 * n} failures raised")
+    print("\n".join(report))
+    assert not moved, f"the caller's current device changed in: {sorted(set(moved))}"
     assert not problems, "\n".join(problems[:40])
