@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="V10 against V9 and CUB on data over the dtype's whole exponent range (device time, "
                              "2^10 to 2^MAX_LOG2), and the CPU implementation against math.fsum")
     parser.add_argument("--axis", action="store_true",
-                        help="sums along axes (issue 13's shapes) against torch.sum(dim=) and cupy.sum(axis=), and V9 "
+                        help="sums along axes (cured.axis_bench.SHAPES) against torch.sum(dim=) and cupy.sum(axis=), and V9 "
                              "on the flat array of each size, device time, float32 and float64")
     parser.add_argument("--record", metavar="DIR", help="measure everything and write DIR/<device>.json (with --axis, "
                                                         "--latency, --exact or --sweep: only those rows, replacing the "

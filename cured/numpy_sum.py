@@ -1,7 +1,7 @@
 """cured.sum: numpy.sum's signature and meaning, summed by cured's kernels.
 
 A sum of every element goes to the version's one-value reduction (csrc/kernels/vN_*.cu), as fast as
-a call can be made (this path does no more Python work than it must: issue 12). A sum along some
+a call can be made (this path does no more Python work than it must). A sum along some
 axes goes to the default version's axis kernels (csrc/kernels/v9_axis.cu, order in csrc/axis.h).
 What NumPy decides (which axes, the accumulator, the result dtype, keepdims, initial, out=) is
 decided here, in NumPy's terms, before any GPU work.
