@@ -16,9 +16,11 @@ import cured
 from cured.walltime import _wall_in_turns
 
 
-def forced_range(range_bytes, view):
+def forced(view, threads=0, range_bytes=0):
+    """A call of cured.sum(view, device="cpu") on `threads` threads in ranges of `range_bytes` (the
+    test hook cured_set_cpu_tiles; 0: as the size asks), the hook put back after it."""
     def run():
-        cured._cured._set_cpu_tiles(0, False, range_bytes)
+        cured._cured._set_cpu_tiles(threads, False, range_bytes)
         try:
             return cured.sum(view, device="cpu")
         finally:
@@ -44,7 +46,7 @@ def main():
         one_line = 64 * view.shape[-1]  # a range of one source line of every row (the view's row)
         copy = np.ascontiguousarray(view)
         assert cured.sum(view, device="cpu").tobytes() == cured.sum(copy, device="cpu").tobytes()
-        subjects = {"numpy.sum": lambda: np.sum(view), "one line a pass": forced_range(one_line, view),
+        subjects = {"numpy.sum": lambda: np.sum(view), "one line a pass": forced(view, range_bytes=one_line),
                     "cured": lambda: cured.sum(view, device="cpu")}
         med = {k: statistics.median(v) * 1e6 for k, v in _wall_in_turns(subjects, 100, args.budget).items()}
         ratios = (f"one line / cured {med['one line a pass'] / med['cured']:.2f}, "

@@ -17,16 +17,7 @@ import numpy as np
 
 import cured
 from cured.walltime import _wall_in_turns
-
-
-def on_threads(threads, view):
-    def run():
-        cured._cured._set_cpu_tiles(threads, False)
-        try:
-            return cured.sum(view, device="cpu")
-        finally:
-            cured._cured._set_cpu_tiles(0, False)
-    return run
+from gather_passes import forced
 
 
 def main():
@@ -50,7 +41,7 @@ def main():
     for name, view in cases:
         want = cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
         subjects = {"numpy.sum": lambda: np.sum(view), "cured": lambda: cured.sum(view, device="cpu")}
-        subjects.update({f"{k} threads": on_threads(k, view) for k in threads})
+        subjects.update({f"{k} threads": forced(view, threads=k) for k in threads})
         for subject in list(subjects)[1:]:
             assert subjects[subject]().tobytes() == want, (name, subject)
         med = {k: statistics.median(v) * 1e6 for k, v in _wall_in_turns(subjects, 100, args.budget).items()}
