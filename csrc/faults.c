@@ -8,27 +8,29 @@
 
 cured_live_counts cured_live;
 
-/* One hook: the calls counted since it was last armed, the one that fails (0: none), whether it came. */
+/* One hook: the calls counted since it was last armed, the one that fails (0: none), whether every
+ * call from that one on fails too, whether it came. */
 typedef struct {
     _Atomic int64_t calls, armed_at;
-    _Atomic int fired;
+    _Atomic int every, fired;
 } fault_hook;
 
 static fault_hook cuda_hook, host_hook;
 static _Atomic int armed_error = cudaSuccess;
 
 static int hook_next(fault_hook *hook) {
-    const int64_t k = atomic_fetch_add(&hook->calls, 1) + 1;
-    if (k != atomic_load(&hook->armed_at)) return 0;
-    atomic_store(&hook->armed_at, 0);
+    const int64_t k = atomic_fetch_add(&hook->calls, 1) + 1, at = atomic_load(&hook->armed_at);
+    if (at == 0 || (atomic_load(&hook->every) ? k < at : k != at)) return 0;
+    if (!atomic_load(&hook->every)) atomic_store(&hook->armed_at, 0);
     atomic_store(&hook->fired, 1);
     return 1;
 }
 
-static void hook_arm(fault_hook *hook, int64_t k) {
+static void hook_arm(fault_hook *hook, int64_t k, int every) {
     atomic_store(&hook->armed_at, 0);
     atomic_store(&hook->calls, 0);
     atomic_store(&hook->fired, 0);
+    atomic_store(&hook->every, every != 0);
     atomic_store(&hook->armed_at, k > 0 ? k : 0);
 }
 
@@ -41,9 +43,9 @@ cudaError_t cured_fault_counted(cudaError_t err, _Atomic int64_t *counter, int d
     return err;
 }
 
-void cured_fault_arm(int64_t k, cudaError_t error) {
+void cured_fault_arm(int64_t k, cudaError_t error, int every) {
     atomic_store(&armed_error, (int)error);
-    hook_arm(&cuda_hook, k);
+    hook_arm(&cuda_hook, k, every);
 }
 
 void cured_fault_state(int64_t *calls_made, int *has_fired) {
@@ -59,7 +61,7 @@ int cured_host_memalign(void **memory, size_t alignment, size_t bytes) {
     return hook_next(&host_hook) ? ENOMEM : posix_memalign(memory, alignment, bytes);
 }
 
-void cured_host_fault_arm(int64_t k) { hook_arm(&host_hook, k); }
+void cured_host_fault_arm(int64_t k) { hook_arm(&host_hook, k, 0); }
 
 void cured_host_fault_state(int64_t *calls_made, int *has_fired) {
     *calls_made = atomic_load(&host_hook.calls);

@@ -30,9 +30,10 @@ typedef struct {
 } cured_live_counts;
 extern cured_live_counts cured_live;
 
-/* Arms the k-th call from now (k >= 1) to fail with `error`; k = 0 disarms. Either way the count of
+/* Arms the k-th call from now (k >= 1) to fail with `error`, and with `every` each call after it as
+ * well, until the next arming (a GPU that stops answering); k = 0 disarms. Either way the count of
  * calls restarts from 0. */
-void cured_fault_arm(int64_t k, cudaError_t error);
+void cured_fault_arm(int64_t k, cudaError_t error, int every);
 
 /* Calls counted since the last cured_fault_arm, and whether the armed one came. */
 void cured_fault_state(int64_t *calls, int *fired);

@@ -102,11 +102,11 @@ done:
 
 static PyObject *py_fault(PyObject *module, PyObject *args) {
     long long k;
-    int error;
+    int error, every = 0;
     (void)module;
-    if (!PyArg_ParseTuple(args, "Li:_fault", &k, &error)) return NULL;
+    if (!PyArg_ParseTuple(args, "Li|p:_fault", &k, &error, &every)) return NULL;
     if (k < 0 || error <= 0) return PyErr_Format(PyExc_ValueError, "_fault: k >= 0 and a CUDA error code > 0");
-    cured_fault_arm(k, (cudaError_t)error);
+    cured_fault_arm(k, (cudaError_t)error, every);
     Py_RETURN_NONE;
 }
 
@@ -260,8 +260,9 @@ PyMethodDef module_hooks_methods[] = {
      "model_sum(a, version, dtype=None)\n--\n\nThe scalar CPU order model of `version` on host array `a`: the "
      "reference the GPU kernels and the fast CPU path are tested against."},
     {"_fault", py_fault, METH_VARARGS,
-     "_fault(k, error)\n--\n\nFor tests: the k-th CUDA runtime call or kernel launch of cured's host code from now "
-     "on returns CUDA error `error` instead of running, once (k = 0: none); the count restarts either way."},
+     "_fault(k, error, every=False)\n--\n\nFor tests: the k-th CUDA runtime call or kernel launch of cured's host "
+     "code from now on returns CUDA error `error` instead of running, once, or with `every` it and every one after "
+     "it until the next _fault (k = 0: none); the count restarts either way."},
     {"_fault_host", py_fault_host, METH_VARARGS,
      "_fault_host(k)\n--\n\nFor tests: the k-th allocation of host memory by cured's C code for itself from now on "
      "(the CPU sums' partials, range buffers and intermediate sums; a call slot; the benchmark's events) finds none, "

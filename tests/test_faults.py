@@ -7,6 +7,7 @@ the next call correct. The host memory that the CPU sums take for themselves is 
 allocation by allocation, with no GPU."""
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,6 +47,31 @@ def test_the_hook_fails_the_armed_call_once():
         cured._cured._fault(0, INVALID_VALUE)
     with pytest.raises(ValueError):
         cured._cured._fault(-1, INVALID_VALUE)
+
+
+def test_the_hook_can_fail_every_call_from_the_armed_one():
+    """_fault(k, error, every=True) fails the k-th call and every one after it until the next _fault
+    (a GPU that stops answering): each sum raises the injected error, however it retries; disarmed,
+    the next sum is right (with a GPU) or meets the missing GPU again (without one)."""
+    x = np.arange(1000, dtype=np.float32)
+    no_gpu = cured.device_count() == 0
+    try:
+        cured._cured._fault(1, INVALID_VALUE, True)
+        for _ in range(3):
+            with pytest.raises(cured.CudaError) as raised:
+                cured.sum(x, device="auto" if no_gpu else "gpu")
+            assert raised.value.code == INVALID_VALUE
+        state = cured._cured._fault_state()
+        assert state["fired"] and state["calls"] >= 3
+        cured._cured._fault(0, INVALID_VALUE)
+        assert cured.sum(x, device="cpu") == 499500
+        if no_gpu:
+            with pytest.raises(cured.CudaError, match="no usable CUDA GPU"):
+                cured.sum(x)
+        else:
+            assert cured.sum(x, device="gpu") == 499500
+    finally:
+        cured._cured._fault(0, INVALID_VALUE)
 
 
 def host_paths(seed):
@@ -358,3 +384,62 @@ def test_failure_at_every_cuda_call_on_a_second_gpu():
     print("\n".join(report))
     problems += [f"the caller's current device changed, unsaid: {m}" for m in moved]
     assert not problems, "\n".join(problems[:40])
+
+
+STOPPED_GPU_CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import cured
+from test_faults import INVALID_VALUE, alive, grew, identical, paths
+
+calls, sync = paths()
+problems = []
+for name, call in calls.items():
+    expected = call()
+    call()
+    sync()
+    before = alive()
+    cured._cured._fault(0, INVALID_VALUE)
+    call()
+    sync()
+    for k in range(1, cured._cured._fault_state()["calls"] + 1):
+        print(f"{name}, from call {k}", flush=True)
+        cured._cured._fault(k, INVALID_VALUE, True)
+        try:
+            got = call()
+        except (MemoryError, cured.CudaError):
+            pass
+        else:
+            if not identical(got, expected):
+                problems.append(f"{name}, from call {k}: returned {got!r}, not {expected!r}")
+        cured._cured._fault(0, INVALID_VALUE)
+        sync()
+        if not identical(call(), expected):
+            problems.append(f"{name}, from call {k}: the next call was wrong")
+        sync()
+        leaks = grew(before, alive())
+        if leaks:
+            problems.append(f"{name}, from call {k}: leaked {leaks}")
+print("problems:", len(problems), flush=True)
+print("\\n".join(problems[:40]))
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.fresh_gpu  # a process of its own on the GPU: before this one opens a context
+def test_a_gpu_that_stops_answering_mid_call():
+    """Every CUDA call from the k-th of a sum on fails, for every k of every path of the sweep above
+    (the host path's lanes and fed kernel, device arrays, out=, timing=True, CUB, V10, axes): the sum
+    raises or returns the right bits and never hangs (a process of its own, with a time limit);
+    once calls succeed again, nothing leaked and the next call is right."""
+    pytest.importorskip("cupy", reason="CuPy makes the device arrays")
+    tests = str(Path(__file__).resolve().parent)
+    try:
+        run = subprocess.run([sys.executable, "-c", STOPPED_GPU_CHILD, tests], capture_output=True, text=True,
+                             timeout=600)
+    except subprocess.TimeoutExpired as stopped:
+        out = stopped.stdout or ""  # bytes, text=True or not, on some Pythons
+        out = out.decode(errors="replace") if isinstance(out, bytes) else out
+        pytest.fail(f"a sum hung once every CUDA call failed: {out.strip().splitlines()[-1:]}")
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "problems: 0" in run.stdout, run.stdout[-4000:]
