@@ -3,8 +3,9 @@ cured.sum, the k-th CUDA runtime call or kernel launch it makes is failed, for e
 makes, with an out-of-memory error and with an ordinary one. Each such call raises MemoryError or
 cured.CudaError (or, where the failed call's error is one the code deliberately gets past, returns
 the right bits), leaks nothing (device memory, pinned memory, streams, events, threads), and leaves
-the next call correct. The host memory that the CPU sums take for themselves is failed the same way,
-allocation by allocation, with no GPU."""
+the next call correct; and failing every call from the k-th on (a GPU that stops answering), no sum
+hangs. The host memory that the CPU sums take for themselves is failed the same way, allocation by
+allocation, with no GPU."""
 import subprocess
 import sys
 from pathlib import Path
