@@ -469,14 +469,15 @@ static int is_v9(const cured_version *v) {
 /* A strided float input's work per byte against a contiguous one's, for the threads it takes: its
  * elements are gathered into C order a range at a time before they are added (integers, whose sums
  * do not depend on the order, are read in memory order and count as contiguous). So the pool's
- * threads pay from a quarter of PARALLEL_BYTES (cpu_work.c). On the H200's 16-CPU host
- * (2026-11-28 12:16 UTC, scripts/probes/strided_threads.py, wall time in turns), one thread against
- * the threads this picks: 512 KiB as float64 (256, 256) .T 53.2 us against 32.7, (256, 512)[:, ::2]
- * 44.9 against 30.6, [::-1, ::-1] 44.8 against 29.7; 1 MiB of float32 (512, 1024)[:, ::2] 109.9
- * against 51.3 (steps and reversals had counted as contiguous, on one thread up to 2 MiB); at 256
- * KiB (one thread) more threads were up to 26% slower, but for float64 .T (21.2 against 26.5). Held to 2 CPUs
- * (taskset), two threads still won from 512 KiB (float32 .T 38.9 against 54.0); on the 2-CPU build
- * machine, whose cores read twice as fast, they lost there (28.7 against 20.1) and won from 1 MiB. */
+ * threads pay from a quarter of PARALLEL_BYTES (cpu_work.c). On the H200's 16-CPU host (2026-11-28
+ * 12:16 UTC, scripts/probes/strided_threads.py, wall time in turns), one thread against the threads
+ * this picks: 512 KiB as float64 (256, 256) .T 53.2 us against 32.7, (256, 512)[:, ::2] 44.9
+ * against 30.6, [::-1, ::-1] 44.8 against 29.7; 1 MiB of float32 (512, 1024)[:, ::2] 109.9 against
+ * 51.3 (steps and reversals had counted as contiguous, on one thread up to 2 MiB); at 256 KiB (one
+ * thread) more threads were up to 26% slower, but for float64 .T (21.2 against 26.5). Held to 2
+ * CPUs (taskset), two threads still won from 512 KiB (float32 .T 38.9 against 54.0); on the 2-CPU
+ * build machine, whose cores read two to three times as fast, they lost there (28.7 against 20.1)
+ * and won from 1 MiB. */
 #define STRIDED_WORK 4
 
 /* V9's sum of contiguous `in` or (in NULL) of `strided`. */

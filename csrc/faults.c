@@ -20,8 +20,9 @@ static _Atomic int armed_error = cudaSuccess;
 
 static int hook_next(fault_hook *hook) {
     const int64_t k = atomic_fetch_add(&hook->calls, 1) + 1, at = atomic_load(&hook->armed_at);
-    if (at == 0 || (atomic_load(&hook->every) ? k < at : k != at)) return 0;
-    if (!atomic_load(&hook->every)) atomic_store(&hook->armed_at, 0);
+    const int every = atomic_load(&hook->every);
+    if (at == 0 || (every ? k < at : k != at)) return 0;
+    if (!every) atomic_store(&hook->armed_at, 0);
     atomic_store(&hook->fired, 1);
     return 1;
 }
