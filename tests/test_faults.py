@@ -202,8 +202,9 @@ def grew(before, after):
     return leaks
 
 
-def sweep(call, expected, sync, alive=alive):
-    """Fails each call of call() in turn, with each error; returns (calls, raised, problems)."""
+def sweep(call, expected, sync, alive=alive, every=False, errors=(OUT_OF_MEMORY, INVALID_VALUE)):
+    """Fails each call of call() in turn (with `every`, it and every call after it), with each of
+    `errors`; returns (calls, raised, problems)."""
     for _ in range(2):  # warm: the caches (streams, events, staging buffers, call slots) fill
         call()
     sync()
@@ -216,8 +217,8 @@ def sweep(call, expected, sync, alive=alive):
     raised, problems = 0, []
     try:
         for k in range(1, calls + 1):
-            for error in (OUT_OF_MEMORY, INVALID_VALUE):
-                cured._cured._fault(k, error)
+            for error in errors:
+                cured._cured._fault(k, error, every)
                 try:
                     got = call()
                 except MemoryError:
@@ -390,37 +391,14 @@ def test_failure_at_every_cuda_call_on_a_second_gpu():
 STOPPED_GPU_CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
-import cured
-from test_faults import INVALID_VALUE, alive, grew, identical, paths
+from test_faults import INVALID_VALUE, paths, sweep
 
 calls, sync = paths()
 problems = []
 for name, call in calls.items():
-    expected = call()
-    call()
-    sync()
-    before = alive()
-    cured._cured._fault(0, INVALID_VALUE)
-    call()
-    sync()
-    for k in range(1, cured._cured._fault_state()["calls"] + 1):
-        print(f"{name}, from call {k}", flush=True)
-        cured._cured._fault(k, INVALID_VALUE, True)
-        try:
-            got = call()
-        except (MemoryError, cured.CudaError):
-            pass
-        else:
-            if not identical(got, expected):
-                problems.append(f"{name}, from call {k}: returned {got!r}, not {expected!r}")
-        cured._cured._fault(0, INVALID_VALUE)
-        sync()
-        if not identical(call(), expected):
-            problems.append(f"{name}, from call {k}: the next call was wrong")
-        sync()
-        leaks = grew(before, alive())
-        if leaks:
-            problems.append(f"{name}, from call {k}: leaked {leaks}")
+    print(name, flush=True)
+    _, _, found = sweep(call, call(), sync, every=True, errors=(INVALID_VALUE,))
+    problems += [f"{name}: {p}" for p in found]
 print("problems:", len(problems), flush=True)
 print("\\n".join(problems[:40]))
 """
@@ -431,8 +409,9 @@ print("\\n".join(problems[:40]))
 def test_a_gpu_that_stops_answering_mid_call():
     """Every CUDA call from the k-th of a sum on fails, for every k of every path of the sweep above
     (the host path's lanes and fed kernel, device arrays, out=, timing=True, CUB, V10, axes): the sum
-    raises or returns the right bits and never hangs (a process of its own, with a time limit);
-    once calls succeed again, nothing leaked and the next call is right."""
+    raises the injected error or returns the right bits and never hangs (a process of its own, with
+    a time limit); once calls succeed again, nothing leaked, no thread started and the next call is
+    right (sweep(every=True))."""
     pytest.importorskip("cupy", reason="CuPy makes the device arrays")
     tests = str(Path(__file__).resolve().parent)
     try:
