@@ -370,22 +370,10 @@ int device_array_find(PyObject *obj, device_array *array) {
     if (has_iface < 0) {
         /* An object that refuses its interface (PyTorch, for a tensor that requires grad) but
          * speaks DLPack is asked through DLPack, whose refusal then passes through. */
-#if PY_VERSION_HEX >= 0x030C0000
-        PyObject *refusal = PyErr_GetRaisedException();
+        PyObject *refusal = take_raised_exception();
         const int has_dlpack = has_dlpack_methods(obj);
-        if (has_dlpack == 0) PyErr_SetRaisedException(refusal);
+        if (has_dlpack == 0) set_raised_exception(refusal);
         else Py_XDECREF(refusal);
-#else
-        PyObject *type, *value, *traceback;
-        PyErr_Fetch(&type, &value, &traceback);
-        const int has_dlpack = has_dlpack_methods(obj);
-        if (has_dlpack == 0) PyErr_Restore(type, value, traceback);
-        else {
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(traceback);
-        }
-#endif
         return has_dlpack > 0 ? find_dlpack(obj, array) : -1;
     }
     int read_iface = 0;

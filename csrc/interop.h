@@ -16,6 +16,32 @@
 
 #include "cured.h"
 
+/* The exception being raised, taken out (NULL where none is), and put back (NULL: nothing to put):
+ * 3.12's PyErr_GetRaisedException and PyErr_SetRaisedException, written out for 3.11. */
+static inline PyObject *take_raised_exception(void) {
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    if (type == NULL) return NULL;
+    PyErr_NormalizeException(&type, &value, &traceback);
+    if (traceback != NULL) PyException_SetTraceback(value, traceback);
+    Py_DECREF(type);
+    Py_XDECREF(traceback);
+    return value;
+#endif
+}
+
+static inline void set_raised_exception(PyObject *exception) {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exception);
+#else
+    if (exception != NULL)
+        PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exception)), exception, PyException_GetTraceback(exception));
+#endif
+}
+
 /* A device array, once found and imported. */
 typedef struct {
     int is_dlpack;

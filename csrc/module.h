@@ -133,8 +133,8 @@ int locate_device_array(PyObject *module, device_array *array);
 int enter_device(PyObject *module, int device, int *previous, const char *what);
 
 /* Makes the caller's device current again after enter_device. `failed` is the call's outcome so
- * far (0 or -1): returned as it is, or -1 with cured.CudaError set where the call had not failed
- * and the switch back does (an error already set is kept). */
+ * far (0 or -1): returned as it is, or -1 with cured.CudaError set where the switch back fails (an
+ * error already set becomes that error's __context__). */
 int leave_device(PyObject *module, int device, int previous, int failed);
 
 /* Where a sum runs: device= "gpu", "cpu" or "auto". Returns the place, or -1 with ValueError set. */

@@ -279,11 +279,16 @@ int leave_device(PyObject *module, int device, int previous, int failed) {
     if (previous < 0 || previous == device) return failed;
     const cudaError_t err = cudaSetDevice(previous);
     if (err == cudaSuccess) return failed;
-    if (failed < 0) {
-        (void)cudaGetLastError(); /* the error already raised stands; take this one out, as raise_cuda does */
-        return failed;
-    }
+    /* The caller's device stays changed, which the caller must hear of even where the call had
+     * failed already: that failure becomes this error's __context__, as an exception raised while
+     * handling another in Python. */
+    PyObject *first = failed < 0 ? take_raised_exception() : NULL;
     raise_cuda(module, (cured_cuda_status){err, "cudaSetDevice (back to the caller's device)"});
+    if (first != NULL) {
+        PyObject *restore = take_raised_exception();
+        PyException_SetContext(restore, first); /* steals first */
+        set_raised_exception(restore);
+    }
     return -1;
 }
 

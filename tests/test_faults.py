@@ -325,7 +325,9 @@ def test_failure_at_every_cuda_call_on_a_second_gpu():
     the array's device for the call and back after it (module_args.c's enter_device and
     leave_device), failed or not. Every failure raises or returns the right bits, leaks nothing on
     either device, leaves the caller's device current and the next call right; where the failed call
-    is the one that makes the caller's device current again, the error says so."""
+    is the one that makes the caller's device current again, the error says so. Run twice: one call
+    failing, then every call from it on (a GPU that stops answering), where the switch back fails
+    after the call had failed already: that error is raised, the first as its __context__."""
     cupy = pytest.importorskip("cupy", reason="CuPy makes the device arrays")
     if cupy.cuda.runtime.getDeviceCount() < 2:
         pytest.skip("only one GPU: a device array on a second GPU cannot be made here")
@@ -334,7 +336,7 @@ def test_failure_at_every_cuda_call_on_a_second_gpu():
         d = cupy.asarray(x)
         rows = cupy.asarray(random_array(11, np.dtype("float32"), 6000).reshape(200, 30))
         out, out_rows = cupy.zeros((), cupy.float32), cupy.zeros(200, cupy.float32)
-    moved = []
+    moved, chained = [], []
 
     def kept(name, call):
         def run():
@@ -344,6 +346,8 @@ def test_failure_at_every_cuda_call_on_a_second_gpu():
                 if cupy.cuda.runtime.getDevice() != 0:
                     if "back to the caller's device" not in str(error):
                         moved.append(f"{name}: {error}")
+                    elif error.__context__ is not None:
+                        chained.append(error.__context__)
                     cupy.cuda.runtime.setDevice(0)
                 raise
             if cupy.cuda.runtime.getDevice() != 0:
@@ -375,16 +379,22 @@ def test_failure_at_every_cuda_call_on_a_second_gpu():
 
     report, problems = [], []
     assert cupy.cuda.runtime.getDevice() == 0
-    for name, call in calls.items():
-        run = kept(name, lambda call=call: value(call()))
-        expected = run()
-        n, raised, found = sweep(run, expected, sync, alive=lambda: alive_on(cupy, (0, 1)))
-        report.append(f"{name}: {n} calls, {raised} of {2 * n} failures raised")
-        problems += [f"{name}: {p}" for p in found]
-        if n == 0 or raised < n:
-            problems.append(f"{name}: only {raised} of {2 * n} failures raised")
+    for every in (False, True):
+        for name, call in calls.items():
+            run = kept(name, lambda call=call: value(call()))
+            expected = run()
+            n, raised, found = sweep(run, expected, sync, alive=lambda: alive_on(cupy, (0, 1)), every=every)
+            report.append(f"{name}{', every call on' if every else ''}: {n} calls, {raised} of {2 * n} failures raised")
+            problems += [f"{name}, every={every}: {p}" for p in found]
+            if n == 0 or raised < n:
+                problems.append(f"{name}, every={every}: only {raised} of {2 * n} failures raised")
+    report.append(f"{len(chained)} failed switches back after a failed call, the first failure their __context__")
     print("\n".join(report))
     problems += [f"the caller's current device changed, unsaid: {m}" for m in moved]
+    problems += [f"a switch back's error has {c!r} as its context" for c in chained
+                 if not isinstance(c, (MemoryError, cured.CudaError))]
+    if not chained:  # with every=True, a failed cudaSetDevice onto the array's device is one
+        problems.append("no failed switch back kept the call's own failure as its context")
     assert not problems, "\n".join(problems[:40])
 
 
