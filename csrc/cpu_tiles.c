@@ -18,7 +18,10 @@
  *    cuts is padded with zeros.
  *  - A strided host array (cured_cpu_tiles_sum_strided) is gathered a range of its C order at a
  *    time (cpu_gather.c) into a buffer each thread keeps, whose blocks feed the same chains: the
- *    array is read once, where a C-order copy first was written whole and read again.
+ *    array is read once, where a C-order copy first was written whole and read again. A 1-D view
+ *    (once dimensions merge) reversed or of every other element, float32 or float64, is not even
+ *    gathered: its blocks are read where they lie, by loads that leave its C order in the
+ *    registers (in_place).
  *
  * How the work is cut among the pool's threads, and a strided input's ranges: cpu_work.c. Integer
  * accumulators, whose order is free, are summed in cpu_integers.c. */
@@ -101,29 +104,74 @@ static const block_adder plain[CURED_NUM_DTYPES][2] = {PAIR(bool), PAIR(i8),  PA
 #undef PAIR
 static block_adder fast[CURED_NUM_DTYPES][2];
 
+/* float32 into float [0] and float64 into double [1], from blocks read where they lie in a 1-D view
+ * reversed or of every other element (the loaders below; with AVX2 only, else zeroed: such views
+ * are then gathered). Their lanes are in the contiguous kernels' order, so a gathered block (the
+ * one the end cuts) may follow them in a tile. */
+enum { READ_REVERSED, READ_EVERY_OTHER, IN_PLACE_READS };
+static block_adder in_place[IN_PLACE_READS][2];
+
 #ifdef CURED_AVX2
+/* Loaders: the 8 floats (4 doubles) of a block's C order from element `at` of a block whose element
+ * 0 is at p. A contiguous block's are its memory; a 1-D view's blocks are also read where they lie,
+ * reversed (p its highest address) or every other element, so that V9's chains get the same
+ * registers as from its gathered copy, without the copy (float_tiles_sum, in_place_step). Neither
+ * reads outside the elements asked for: a reversed load ends at element `at`, and every other
+ * element's second load starts one element early so as to end at the last one it keeps.
+ * One thread of the build machine (2026-11-28 14:35 UTC against 13:50, scripts/probes/
+ * strided_threads.py, wall time in turns with numpy.sum): float64 (256, 128) [::-1, ::-1] 8.0 ->
+ * 4.5 us (numpy.sum 6.1), (256, 256) [::-1, ::-1] 15.3 -> 7.6 (10.7), (256, 256)[:, ::2] 7.5 -> 6.8
+ * (7.1), (256, 512)[:, ::2] 19.6 -> 14.0 (13.6); float32 (256, 256) [::-1, ::-1] 7.7 -> 4.2 (10.1),
+ * (256, 512)[:, ::2] 8.7 -> 5.0 (10.2). Every other element reads twice its bytes, as numpy.sum's
+ * strided loop does. */
+__attribute__((target("avx2"))) static inline __m256 f32_in_order(const float *p, int at) { return _mm256_loadu_ps(p + at); }
+
+__attribute__((target("avx2"))) static inline __m256 f32_reversed(const float *p, int at) {
+    return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p - at - 7), _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+}
+
+__attribute__((target("avx2"))) static inline __m256 f32_every_other(const float *p, int at) {
+    const __m256 x = _mm256_loadu_ps(p + 2 * at), y = _mm256_loadu_ps(p + 2 * at + 7); /* q0..q7, q7..q14 */
+    const __m256 pairs = _mm256_shuffle_ps(x, y, 0xD8);                                /* q0 q2 q8 q10 | q4 q6 q12 q14 */
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xD8));
+}
+
+__attribute__((target("avx2"))) static inline __m256d f64_in_order(const double *p, int at) { return _mm256_loadu_pd(p + at); }
+
+__attribute__((target("avx2"))) static inline __m256d f64_reversed(const double *p, int at) {
+    return _mm256_permute4x64_pd(_mm256_loadu_pd(p - at - 3), 0x1B);
+}
+
+__attribute__((target("avx2"))) static inline __m256d f64_every_other(const double *p, int at) {
+    const __m256d x = _mm256_loadu_pd(p + 2 * at), y = _mm256_loadu_pd(p + 2 * at + 3); /* q0..q3, q3..q6 */
+    return _mm256_permute4x64_pd(_mm256_shuffle_pd(x, y, 0xA), 0xD8);                   /* q0 q4 q2 q6 -> in order */
+}
+
 /* float32 into float: 8 threads a register. Whole 32-byte loads hold two threads' vectors, one in
  * each 128-bit half, and in-lane 4x4 transposes (4 unpacks, 4 shuffles) give element j of threads
  * i+0, 2, 4, 6 | 1, 3, 5, 7: lanes keep that order (restored by f32_to_thread_order). Loading
  * threads i..i+3 into the low halves instead cost 4 more shuffle-port inserts; 15% faster without
  * them (2026-11-22, EPYC, L2-resident input). */
-__attribute__((target("avx2"))) static void add_f32_f32_avx2(void *lanes_, const void *block_) {
-    float *lanes = (float *)lanes_;
-    const float *block = (const float *)block_;
-    for (int i = 0; i < THREADS; i += 8) {
-        const float *p = block + i * 4;
-        const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + 8);
-        const __m256 r2 = _mm256_loadu_ps(p + 16), r3 = _mm256_loadu_ps(p + 24);
-        const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-        const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-        __m256 a = _mm256_loadu_ps(lanes + i);
-        a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0x44)); /* element 0 */
-        a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0xEE)); /* element 1 */
-        a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0x44)); /* element 2 */
-        a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0xEE)); /* element 3 */
-        _mm256_storeu_ps(lanes + i, a);
+#define DEFINE_ADD_F32_F32(NAME, LOAD)                                                             \
+    __attribute__((target("avx2"))) static void NAME(void *lanes_, const void *block_) {           \
+        float *lanes = (float *)lanes_;                                                            \
+        const float *block = (const float *)block_;                                                \
+        for (int i = 0; i < THREADS; i += 8) {                                                     \
+            const __m256 r0 = LOAD(block, i * 4), r1 = LOAD(block, i * 4 + 8);                     \
+            const __m256 r2 = LOAD(block, i * 4 + 16), r3 = LOAD(block, i * 4 + 24);               \
+            const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);         \
+            const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);         \
+            __m256 a = _mm256_loadu_ps(lanes + i);                                                 \
+            a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0x44)); /* element 0 */                 \
+            a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0xEE)); /* element 1 */                 \
+            a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0x44)); /* element 2 */                 \
+            a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0xEE)); /* element 3 */                 \
+            _mm256_storeu_ps(lanes + i, a);                                                        \
+        }                                                                                          \
     }
-}
+DEFINE_ADD_F32_F32(add_f32_f32_avx2, f32_in_order)
+DEFINE_ADD_F32_F32(add_f32_f32_reversed_avx2, f32_reversed)
+DEFINE_ADD_F32_F32(add_f32_f32_every_other_avx2, f32_every_other)
 
 static void f32_to_thread_order(void *lanes_) {
     float *lanes = (float *)lanes_, kept[8];
@@ -139,22 +187,26 @@ static void f32_to_thread_order(void *lanes_) {
  * adds' latency), where a kernel of one block at a time loaded and stored lanes[] for every 64 bytes
  * of input; float64 2^14 and 2^16 ran 10 to 15% faster so (2026-11-23, EPYC, one thread, A/B in one
  * process). */
-__attribute__((target("avx2"))) static void add_f64_f64_blocks_avx2(void *lanes_, const char *const *blocks, int count) {
-    double *lanes = (double *)lanes_;
-    for (int i = 0; i < THREADS; i += 32) {
-        __m256d a[8];
-        for (int k = 0; k < 8; ++k) a[k] = _mm256_loadu_pd(lanes + i + 4 * k);
-        for (int b = 0; b < count; ++b) {
-            const double *p = (const double *)blocks[b] + i * 2;
-            for (int k = 0; k < 8; ++k) {
-                const __m256d r0 = _mm256_loadu_pd(p + 8 * k), r1 = _mm256_loadu_pd(p + 8 * k + 4);
-                a[k] = _mm256_add_pd(a[k], _mm256_unpacklo_pd(r0, r1));
-                a[k] = _mm256_add_pd(a[k], _mm256_unpackhi_pd(r0, r1));
-            }
-        }
-        for (int k = 0; k < 8; ++k) _mm256_storeu_pd(lanes + i + 4 * k, a[k]);
+#define DEFINE_ADD_F64_F64_BLOCKS(NAME, LOAD)                                                      \
+    __attribute__((target("avx2"))) static void NAME(void *lanes_, const char *const *blocks, int count) { \
+        double *lanes = (double *)lanes_;                                                          \
+        for (int i = 0; i < THREADS; i += 32) {                                                    \
+            __m256d a[8];                                                                          \
+            for (int k = 0; k < 8; ++k) a[k] = _mm256_loadu_pd(lanes + i + 4 * k);                 \
+            for (int b = 0; b < count; ++b) {                                                      \
+                const double *p = (const double *)blocks[b];                                       \
+                for (int k = 0; k < 8; ++k) {                                                      \
+                    const __m256d r0 = LOAD(p, i * 2 + 8 * k), r1 = LOAD(p, i * 2 + 8 * k + 4);    \
+                    a[k] = _mm256_add_pd(a[k], _mm256_unpacklo_pd(r0, r1));                        \
+                    a[k] = _mm256_add_pd(a[k], _mm256_unpackhi_pd(r0, r1));                        \
+                }                                                                                  \
+            }                                                                                      \
+            for (int k = 0; k < 8; ++k) _mm256_storeu_pd(lanes + i + 4 * k, a[k]);                 \
+        }                                                                                          \
     }
-}
+DEFINE_ADD_F64_F64_BLOCKS(add_f64_f64_blocks_avx2, f64_in_order)
+DEFINE_ADD_F64_F64_BLOCKS(add_f64_f64_reversed_blocks_avx2, f64_reversed)
+DEFINE_ADD_F64_F64_BLOCKS(add_f64_f64_every_other_blocks_avx2, f64_every_other)
 
 static void f64_to_thread_order(void *lanes_) {
     double *lanes = (double *)lanes_;
@@ -255,6 +307,10 @@ static void choose_fast(void) {
     fast[CURED_FLOAT32][0] = (block_adder){add_f32_f32_avx2, f32_to_thread_order, NULL};
     fast[CURED_FLOAT64][1] = (block_adder){NULL, f64_to_thread_order, add_f64_f64_blocks_avx2};
     fast[CURED_FLOAT32][1] = (block_adder){add_f32_f64_avx2, NULL, NULL};
+    in_place[READ_REVERSED][0] = (block_adder){add_f32_f32_reversed_avx2, f32_to_thread_order, NULL};
+    in_place[READ_EVERY_OTHER][0] = (block_adder){add_f32_f32_every_other_avx2, f32_to_thread_order, NULL};
+    in_place[READ_REVERSED][1] = (block_adder){NULL, f64_to_thread_order, add_f64_f64_reversed_blocks_avx2};
+    in_place[READ_EVERY_OTHER][1] = (block_adder){NULL, f64_to_thread_order, add_f64_f64_every_other_blocks_avx2};
     fast[CURED_INT16][0] = (block_adder){add_i16_f32_avx2, NULL, NULL};
     fast[CURED_INT16][1] = (block_adder){add_i16_f64_avx2, NULL, NULL};
     fast[CURED_UINT16][0] = (block_adder){add_u16_f32_avx2, NULL, NULL};
@@ -271,11 +327,13 @@ static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
 /* ---- tiles, their partials and the combine, per accumulator ---------------------------------- */
 
 typedef struct {
-    const char *in;
+    const char *in;   /* where element 0 of the C order lies */
+    int64_t step;     /* bytes from an element of `in` to the next: the item, or a 1-D view's stride */
     cured_dtype dtype;
     int64_t n;
     cured_tiles t;
-    block_adder adder;
+    block_adder adder;  /* blocks in C order, contiguous */
+    block_adder reader; /* whole blocks at `in`: `adder`, or in_place's for the view's step */
     void *partials;     /* t.tiles accumulators */
     int64_t tiles_a_task;
     int blocks_at_once; /* BLOCKS_AT_ONCE, or 1 */
@@ -298,6 +356,13 @@ typedef struct {
 #define BLOCKS_AT_ONCE 5
 #define CACHED_BYTES_A_THREAD ((int64_t)1 << 20)
 
+/* lanes += blocks[0], ..., blocks[count - 1] by `adder`, in that order. */
+static void add_with(const block_adder *adder, void *lanes, const char *const *blocks, int count) {
+    if (adder->add_blocks != NULL && count > 0) adder->add_blocks(lanes, blocks, count);
+    else if (adder->add_blocks == NULL)
+        for (int k = 0; k < count; ++k) adder->add(lanes, blocks[k]);
+}
+
 /* The WARPS tree over s[0, 256), as the kernel's shuffles and the model's TREE add. */
 #define DEFINE_TILES(ACC_T, SUFFIX)                                                                \
     /* One level of every warp's shuffle tree at once: a constant stride, so the loops vectorise   \
@@ -319,26 +384,30 @@ typedef struct {
     }                                                                                              \
                                                                                                    \
     /* lanes += the blocks of the input's elements [first, end), read from `at` (where element     \
-     * `first` is): first starts a block, end ends one or the input. */                           \
+     * `first` is, the next ones job->step bytes apart): first starts a block, end ends one or the \
+     * input. The block the input's end cuts is copied in order and padded with zeros. */         \
     static void add_span_##SUFFIX(const tiles_job *job, ACC_T *lanes, const char *at, int64_t first, int64_t end) { \
         unsigned char padded[THREADS * 16];                                                        \
-        const int64_t block = (int64_t)THREADS * job->t.vector;                                   \
-        const size_t item = (size_t)(16 / job->t.vector);                                          \
+        const int64_t block = (int64_t)THREADS * job->t.vector, item = 16 / job->t.vector;        \
         const char *blocks[BLOCKS_AT_ONCE];                                                        \
         int count = 0;                                                                             \
-        for (; first < end; first += block, at += (size_t)block * item) {                          \
-            const char *from = at;                                                                 \
-            if (job->n - first < block) { /* the block the end cuts: zeros after it */             \
-                const size_t inside = (size_t)(job->n - first) * item;                             \
-                memcpy(padded, at, inside);                                                        \
-                memset(padded + inside, 0, sizeof padded - inside);                                \
+        for (int64_t next = first; next < end; next += block) {                                    \
+            const char *from = at + (next - first) * job->step;                                    \
+            if (job->n - next < block) { /* the last block of all */                               \
+                add_with(&job->reader, lanes, blocks, count);                                      \
+                count = 0;                                                                         \
+                const int64_t inside = job->n - next;                                              \
+                if (job->step == item) memcpy(padded, from, (size_t)(inside * item));              \
+                else                                                                               \
+                    for (int64_t k = 0; k < inside; ++k) memcpy(padded + k * item, from + k * job->step, (size_t)item); \
+                memset(padded + inside * item, 0, sizeof padded - (size_t)(inside * item));       \
                 from = (const char *)padded;                                                       \
+                add_with(&job->adder, lanes, &from, 1);                                            \
+                break;                                                                             \
             }                                                                                      \
             blocks[count++] = from;                                                                \
-            if (count == job->blocks_at_once || first + block >= end) {                            \
-                if (job->adder.add_blocks != NULL) job->adder.add_blocks(lanes, blocks, count);    \
-                else                                                                               \
-                    for (int k = 0; k < count; ++k) job->adder.add(lanes, blocks[k]);              \
+            if (count == job->blocks_at_once || next + block >= end) {                             \
+                add_with(&job->reader, lanes, blocks, count);                                      \
                 count = 0;                                                                         \
             }                                                                                      \
         }                                                                                          \
@@ -353,12 +422,11 @@ typedef struct {
     static void tiles_task_##SUFFIX(void *context, int64_t task) {                                 \
         const tiles_job *job = (const tiles_job *)context;                                         \
         ACC_T *partials = (ACC_T *)job->partials, lanes[THREADS];                                  \
-        const size_t item = (size_t)(16 / job->t.vector);                                          \
         for (int64_t tile = task * job->tiles_a_task;                                              \
              tile < (task + 1) * job->tiles_a_task && tile < job->t.tiles; ++tile) {               \
             const int64_t first = tile * job->t.tile, end = first + job->t.tile;                   \
             memset(lanes, 0, sizeof lanes);                                                        \
-            add_span_##SUFFIX(job, lanes, job->in + (size_t)first * item, first, end < job->n ? end : job->n); \
+            add_span_##SUFFIX(job, lanes, job->in + first * job->step, first, end < job->n ? end : job->n); \
             partials[tile] = tile_end_##SUFFIX(job, lanes);                                        \
         }                                                                                          \
     }                                                                                              \
@@ -422,20 +490,41 @@ DEFINE_TILES(double, f64)
 
 /* ---- the sum ----------------------------------------------------------------------------------- */
 
-/* V9's float sum, of contiguous `in` or (in NULL) of `strided`, on `threads` threads. */
-static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, const cured_strided *strided, int64_t n,
-                           int threads, void *result) {
+/* The bytes from an element of a strided float input to the next in C order where V9's chains read
+ * its blocks where they lie (a 1-D view reversed or of every other element, float32 into float or
+ * float64 into double, with AVX2: in_place), else 0: it is gathered a range at a time. */
+static int64_t in_place_step(cured_dtype dtype, cured_acc acc, const cured_strided *strided) {
+    pthread_once(&fast_once, choose_fast);
+    const int which = dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32   ? 0
+                      : dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64 ? 1
+                                                                           : -1;
+    if (which < 0 || strided->ndim != 1 || cured_cpu_plain()) return 0;
+    const int64_t step = strided->from[0], item = strided->item;
+    const int read = step == -item ? READ_REVERSED : step == 2 * item ? READ_EVERY_OTHER : -1;
+    if (read < 0) return 0;
+    const block_adder *reader = &in_place[read][which];
+    return reader->add != NULL || reader->add_blocks != NULL ? step : 0;
+}
+
+/* V9's float sum, of contiguous `in` or (in NULL) of `strided`, on `threads` threads; `step`:
+ * in_place_step's for `strided`. */
+static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, const cured_strided *strided,
+                           int64_t step, int64_t n, int threads, void *result) {
     pthread_once(&fast_once, choose_fast);
     const int item = cured_dtype_size(dtype), is_double = acc == CURED_ACC_FLOAT64;
     const cured_tiles t = cured_tiles_of(THREADS, VECTORS, item, n);
     void *partials = cured_host_malloc((size_t)t.tiles * (is_double ? sizeof(double) : sizeof(float)));
     if (partials == NULL) return -1;
     _Atomic int failed = 0;
+    const block_adder adder = (cured_cpu_plain() ? plain : fast)[dtype][is_double];
+    const int in_place_read = step == -item ? READ_REVERSED : READ_EVERY_OTHER;
+    if (step != 0) in = strided->src, strided = NULL; /* read in place, as contiguous input is */
+    const int64_t reach = step != 0 ? n * (step < 0 ? -step : step) : n * item; /* bytes the reads span */
     cured_strided plan; /* strided, its passes fitted to the threads */
     /* A strided input's blocks are read from a gathered range, which the cache holds. */
-    const int cached = strided != NULL || n * item / threads <= CACHED_BYTES_A_THREAD;
-    tiles_job job = {in, dtype, n, t, (cured_cpu_plain() ? plain : fast)[dtype][is_double], partials, 0,
-                     cached ? BLOCKS_AT_ONCE : 1, strided, 0, 0, &failed};
+    const int cached = strided != NULL || reach / threads <= CACHED_BYTES_A_THREAD;
+    tiles_job job = {in, step != 0 ? step : item, dtype, n, t, adder, step != 0 ? in_place[in_place_read][is_double] : adder,
+                     partials, 0, cached ? BLOCKS_AT_ONCE : 1, strided, 0, 0, &failed};
     int64_t tasks;
     if (strided == NULL) {
         tasks = cured_cpu_tasks_for(threads, t.tiles);
@@ -466,13 +555,14 @@ static int is_v9(const cured_version *v) {
     return v->schedule == CURED_TILES && v->tree == CURED_TREE_WARPS && v->threads == THREADS && v->per_thread == VECTORS;
 }
 
-/* A strided float input's work per byte against a contiguous one's, for the threads it takes: its
- * elements are gathered into C order a range at a time before they are added (integers, whose sums
- * do not depend on the order, are read in memory order and count as contiguous). So the pool's
- * threads pay from a quarter of PARALLEL_BYTES (cpu_work.c). On the H200's 16-CPU host (2026-11-28
- * 12:16 UTC, scripts/probes/strided_threads.py, wall time in turns), one thread against the threads
- * this picks: 512 KiB as float64 (256, 256) .T 53.2 us against 32.7, (256, 512)[:, ::2] 44.9
- * against 30.6, [::-1, ::-1] 44.8 against 29.7; 1 MiB of float32 (512, 1024)[:, ::2] 109.9 against
+/* A gathered strided float input's work per byte against a contiguous one's, for the threads it
+ * takes: its elements are gathered into C order a range at a time before they are added (integers,
+ * whose sums do not depend on the order, are read in memory order and count as contiguous; a view
+ * read in place counts the bytes its reads span). So the pool's threads pay from a quarter of
+ * PARALLEL_BYTES (cpu_work.c). On the H200's 16-CPU host (2026-11-28 12:16 UTC,
+ * scripts/probes/strided_threads.py, wall time in turns, all gathered then), one thread against the
+ * threads this picks: 512 KiB as float64 (256, 256) .T 53.2 us against 32.7, (256, 512)[:, ::2]
+ * 44.9 against 30.6, [::-1, ::-1] 44.8 against 29.7; 1 MiB of float32 (512, 1024)[:, ::2] 109.9 against
  * 51.3 (steps and reversals had counted as contiguous, on one thread up to 2 MiB); at 256 KiB (one
  * thread) more threads were up to 26% slower, but for float64 .T (21.2 against 26.5). Held to 2
  * CPUs (taskset), two threads still won from 512 KiB (float32 .T 38.9 against 54.0); on the 2-CPU
@@ -483,9 +573,13 @@ static int is_v9(const cured_version *v) {
 /* V9's sum of contiguous `in` or (in NULL) of `strided`. */
 static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_strided *strided, int64_t n,
                   void *result) {
-    const int64_t work = cured_cpu_work_bytes(n, cured_dtype_size(dtype));
+    const int item = cured_dtype_size(dtype);
+    const int64_t work = cured_cpu_work_bytes(n, item);
     const int integers = acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64;
-    const int threads = cured_cpu_threads_for(strided != NULL && !integers ? work * STRIDED_WORK : work);
+    const int64_t step = strided != NULL && !integers ? in_place_step(dtype, acc, strided) : 0;
+    /* A view read in place counts the bytes its reads span (every other element: twice its own). */
+    const int64_t strided_work = step != 0 ? work * (step < 0 ? -step : step) / item : work * STRIDED_WORK;
+    const int threads = cured_cpu_threads_for(strided != NULL && !integers ? strided_work : work);
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
     if (n == 0) return 0;
     if (integers) {
@@ -494,7 +588,7 @@ static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_
         memcpy(result, &sum, sizeof sum);
         return failed;
     }
-    return float_tiles_sum(dtype, acc, (const char *)in, strided, n, threads, result);
+    return float_tiles_sum(dtype, acc, (const char *)in, strided, step, n, threads, result);
 }
 
 int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc, const void *in, int64_t n,

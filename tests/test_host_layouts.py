@@ -110,7 +110,9 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
     copied rows 1536 bytes apart, 4 lines a pass, PASS_LEAST_LINES, where 8 would crowd an L1 set);
     on 1, 3 and 16 threads (16: too few ranges a thread for a pass of several lines, so one line a
     pass from ranges that hold more, RANGES_A_THREAD), with ranges as the sizes ask and with ranges
-    far shorter than a tile or a row."""
+    far shorter than a tile or a row. Reversed and every-other 1-D views of float32 and float64 (and
+    matrices that merge into them) are read in place instead (cpu_tiles.c's in_place), but with the
+    portable C chains, which gather them."""
     item = np.dtype(dtype).itemsize
     views = []
     for offset in (0, 16, 32, 48):  # transposed, rows of one 4 KiB block; runs of 37 rows, 3 of them
@@ -126,20 +128,38 @@ def test_strided_whole_sums_have_their_copies_bits(seed, dtype, cpu_tiles):
     y = random_array(seed + 1, np.dtype(dtype), 6 * 70 * 33).reshape(6, 70, 33)
     views += [y.transpose(0, 2, 1), y.transpose(2, 0, 1), y.transpose(1, 0, 2)[:, ::-1]]
     z = random_array(seed + 2, np.dtype(dtype), (1 << 17) + 3)
-    views += [z[::-1], z[::3], z[-2::-5]]
+    views += [z[::-1], z[::3], z[-2::-5], z[::2], z[1::2]]
+    w = random_array(seed + 3, np.dtype(dtype), 70 * 600).reshape(70, 600)
+    views += [w[:, ::2], w[::-1, ::-1]]  # merge into one dimension of every other element, reversed
     if item > 1:  # unaligned (copied first): a byte past the elements' alignment
         raw = np.frombuffer(b"\0" + z[:300 * 201].tobytes(), dtype=z.dtype, offset=1)
         views += [raw, raw.reshape(300, 201).T, raw[::-2]]
-    for threads, range_bytes in [(1, 0), (3, 0), (16, 0), (1, 4096), (3, 5000), (2, 1 << 16)]:
-        cpu_tiles(threads, False, range_bytes)
+    for threads, range_bytes, plain in [(1, 0, False), (3, 0, False), (16, 0, False), (1, 4096, False),
+                                        (3, 5000, False), (2, 1 << 16, False), (3, 0, True)]:
+        cpu_tiles(threads, plain, range_bytes)
         for view in views:
             copy = np.ascontiguousarray(view)
             got, want = cured.sum(view, device="cpu"), cured.sum(copy, device="cpu")
             assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), \
-                (view.shape, view.strides, threads, range_bytes)
+                (view.shape, view.strides, threads, range_bytes, plain)
             if np.dtype(dtype).kind in "iub":  # NumPy's wrap in a narrower result, and the 64-bit sum
                 assert cured.sum(view, dtype=np.int8, device="cpu") == np.sum(copy, dtype=np.int8)
                 assert cured.sum(view, device="cpu") == np.sum(copy)
+
+
+def guarded_memory(data_bytes):
+    """An anonymous mapping of at least `data_bytes` between two inaccessible pages: (the mapping,
+    the data's first byte offset, its end offset). A read outside the data faults."""
+    page = mmap.PAGESIZE
+    pages = -(-data_bytes // page)
+    memory = mmap.mmap(-1, (pages + 2) * page)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(memory))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    prot_none = 0  # <sys/mman.h>'s PROT_NONE (mmap has no name for it)
+    for guard in (start, start + (pages + 1) * page):
+        assert libc.mprotect(guard, page, prot_none) == 0, os.strerror(ctypes.get_errno())
+    return memory, page, (pages + 1) * page
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="maps an inaccessible page with mprotect (Linux)")
@@ -150,23 +170,44 @@ def test_every_other_element_reads_nothing_past_the_last(seed, dtype):
     elements whose source ends where an inaccessible page begins are copied and summed whole with
     their C-order copies' bits, and nothing past their last element is read (a read there faults)."""
     dtype = np.dtype(dtype)
-    page = mmap.PAGESIZE
-    memory = mmap.mmap(-1, 2 * page)
-    start = ctypes.addressof(ctypes.c_char.from_buffer(memory))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    prot_none = 0  # <sys/mman.h>'s PROT_NONE (mmap has no name for it)
-    assert libc.mprotect(start + page, page, prot_none) == 0, os.strerror(ctypes.get_errno())
+    memory, _, high = guarded_memory(mmap.PAGESIZE)
     for count in range(1, 41):
         for first in (0, 1):
             stored = 2 * count - 1 + first  # the view's last element is the source's last
-            base = np.frombuffer(memory, dtype, stored, page - stored * dtype.itemsize)
+            base = np.frombuffer(memory, dtype, stored, high - stored * dtype.itemsize)
             base[...] = random_array(seed + count, dtype, stored)
             view = base[first::2]
             assert view.shape == (count,)
             copy = np.array([base[first + 2 * k] for k in range(count)], dtype)
             assert cured._cured._c_order_copy(view).tobytes() == copy.tobytes(), (count, first)
             assert cured.sum(view, device="cpu").tobytes() == cured.sum(copy, device="cpu").tobytes(), (count, first)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="maps inaccessible pages with mprotect (Linux)")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_views_read_in_place_read_nothing_outside_them(seed, dtype, cpu_tiles):
+    """A 1-D view of float32 or float64 reversed or of every other element is summed from its blocks
+    where they lie (cpu_tiles.c's in_place loaders: a reversed 32-byte load ends at the element it
+    starts the block's order from, every other element's second load starts one element early):
+    views of lengths about V9's blocks (4 KiB of elements) and tiles (8 blocks), whose source starts
+    right after an inaccessible page or ends right before one, sum to their C-order copies' bits on
+    1 and 3 threads, and nothing outside them is read (a read there faults)."""
+    dtype = np.dtype(dtype)
+    block = 4096 // dtype.itemsize
+    counts = [2, block - 1, block, block + 1, 5 * block + 7, 8 * block, 8 * block + 1, 17 * block + 3]
+    memory, low, high = guarded_memory(2 * max(counts) * dtype.itemsize)
+    for count in counts:
+        for stored, view_of in [(count, lambda b: b[::-1]), (2 * count - 1, lambda b: b[::2]),
+                                (2 * count, lambda b: b[1::2])]:
+            for at in (low, high - stored * dtype.itemsize):
+                base = np.frombuffer(memory, dtype, stored, at)
+                base[...] = random_array(seed + count + stored, dtype, stored)
+                view = view_of(base)
+                assert view.shape == (count,) and not view.flags.c_contiguous
+                want = cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
+                for threads in (1, 3):
+                    cpu_tiles(threads, False)
+                    assert cured.sum(view, device="cpu").tobytes() == want, (count, view.strides, at, threads)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

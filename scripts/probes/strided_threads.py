@@ -2,12 +2,13 @@
 (cured_set_cpu_tiles) and as cured picks them (cpu_tiles.c: a transposed input counts TILED_WORK
 times its bytes in cpu_work.c's rule), wall time in turns with numpy.sum, from 128 KiB to 8 MiB:
 transposes (the tiled copy), every other element (x[:, ::2], cpu_gather.c's every_other_avx2),
-reversed axes, and contiguous arrays (cpu_work.c's rule itself). Run it under `taskset -c 0-1` and
-the like to see the rule on fewer CPUs (the pool takes the CPUs the process may use).
+reversed axes (both read in place: cpu_tiles.c's in_place), and contiguous arrays (cpu_work.c's
+rule itself); --layouts picks some of them. Run it under `taskset -c 0-1` and the like to see the
+rule on fewer CPUs (the pool takes the CPUs the process may use).
 Every sum is checked against its C-order copy's bits first. Prints a line a case, the medians in
 us and numpy.sum's time over cured's; nothing reads it.
 
-    python scripts/probes/strided_threads.py [--budget 0.4]
+    python scripts/probes/strided_threads.py [--budget 0.4] [--layouts .T,::2,reversed,contiguous]
 """
 import argparse
 import os
@@ -23,7 +24,9 @@ from gather_passes import forced
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", type=float, default=0.4, help="seconds a subject and case at most")
+    parser.add_argument("--layouts", default=".T,::2,reversed,contiguous", help="which layouts, comma-separated")
     args = parser.parse_args()
+    layouts = args.layouts.split(",")
     seed = np.random.SeedSequence().entropy % 2**31
     cpus = len(os.sched_getaffinity(0))
     print(f"seed {seed}, {cpus} CPUs", flush=True)
@@ -33,11 +36,14 @@ def main():
     for rows, columns in [(256, 128), (256, 256), (512, 256), (512, 512), (1024, 512), (1024, 1024)]:
         for dtype in (np.float32, np.float64):
             x = rng.standard_normal((rows, columns)).astype(dtype)
-            cases.append((f"({rows}, {columns}) {np.dtype(dtype).name} .T", x.T))
-            cases.append((f"({rows}, {2 * columns}) {np.dtype(dtype).name} [:, ::2]",
-                          rng.standard_normal((rows, 2 * columns)).astype(dtype)[:, ::2]))
-            cases.append((f"({rows}, {columns}) {np.dtype(dtype).name} [::-1, ::-1]", x[::-1, ::-1]))
-            cases.append((f"({rows}, {columns}) {np.dtype(dtype).name} contiguous", x))
+            name = np.dtype(dtype).name
+            stepped = rng.standard_normal((rows, 2 * columns)).astype(dtype)[:, ::2]
+            for layout, case, view in [(".T", f"({rows}, {columns}) {name} .T", x.T),
+                                       ("::2", f"({rows}, {2 * columns}) {name} [:, ::2]", stepped),
+                                       ("reversed", f"({rows}, {columns}) {name} [::-1, ::-1]", x[::-1, ::-1]),
+                                       ("contiguous", f"({rows}, {columns}) {name} contiguous", x)]:
+                if layout in layouts:
+                    cases.append((case, view))
     for name, view in cases:
         want = cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
         subjects = {"numpy.sum": lambda: np.sum(view), "cured": lambda: cured.sum(view, device="cpu")}
