@@ -118,7 +118,7 @@ static block_adder in_place[IN_PLACE_READS][2];
  * registers as from its gathered copy, without the copy (float_tiles_sum, in_place_step). Neither
  * reads outside the elements asked for: a reversed load ends at element `at`, and every other
  * element's second load starts one element early so as to end at the last one it keeps.
- * One thread of the build machine (2026-11-28 14:35 UTC against 13:50, scripts/probes/
+ * One thread of the build machine (2026-11-28 14:02 UTC against 13:40, scripts/probes/
  * strided_threads.py, wall time in turns with numpy.sum): float64 (256, 128) [::-1, ::-1] 8.0 ->
  * 4.5 us (numpy.sum 6.1), (256, 256) [::-1, ::-1] 15.3 -> 7.6 (10.7), (256, 256)[:, ::2] 7.5 -> 6.8
  * (7.1), (256, 512)[:, ::2] 19.6 -> 14.0 (13.6); float32 (256, 256) [::-1, ::-1] 7.7 -> 4.2 (10.1),
