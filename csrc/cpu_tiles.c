@@ -358,8 +358,9 @@ typedef struct {
 
 /* lanes += blocks[0], ..., blocks[count - 1] by `adder`, in that order. */
 static void add_with(const block_adder *adder, void *lanes, const char *const *blocks, int count) {
-    if (adder->add_blocks != NULL && count > 0) adder->add_blocks(lanes, blocks, count);
-    else if (adder->add_blocks == NULL)
+    if (count == 0) return;
+    if (adder->add_blocks != NULL) adder->add_blocks(lanes, blocks, count);
+    else
         for (int k = 0; k < count; ++k) adder->add(lanes, blocks[k]);
 }
 
