@@ -247,6 +247,24 @@ def sweep(call, expected, sync, alive=alive, every=False, errors=(OUT_OF_MEMORY,
     return calls, raised, problems
 
 
+def sweep_paths(calls, sync, least, label="", **sweep_args):
+    """sweep() over each path of `calls` (name: call; its first value the expected one): (a report
+    line a path, the problems), a path whose failures raised fewer than least(n) times over its n
+    calls among them (n == 0 or none raised: the hook reached nothing, so the sweep tested nothing).
+    Each name is printed as its sweep starts, so that a hang shows where."""
+    tries = len(sweep_args.get("errors", (OUT_OF_MEMORY, INVALID_VALUE)))
+    report, problems = [], []
+    for name, call in calls.items():
+        print(f"{name}{label}", flush=True)
+        n, raised, found = sweep(call, call(), sync, **sweep_args)
+        line = f"{name}{label}: {n} calls, {raised} of {tries * n} failures raised"
+        report.append(line)
+        problems += [f"{name}{label}: {p}" for p in found]
+        if n == 0 or raised < max(least(n), 1):
+            problems.append(f"{line}, fewer than {max(least(n), 1)}")
+    return report, problems
+
+
 def paths():
     cupy = pytest.importorskip("cupy", reason="CuPy makes the device arrays")
     rng_x = random_array(7, np.dtype("float32"), 300_001)
@@ -307,14 +325,7 @@ def paths():
 @pytest.mark.gpu
 def test_failure_at_every_cuda_call():
     calls, sync = paths()
-    report, problems = [], []
-    for name, call in calls.items():
-        expected = call()
-        n, raised, found = sweep(call, expected, sync)
-        report.append(f"{name}: {n} calls, {raised} of {2 * n} failures raised")
-        problems += [f"{name}: {p}" for p in found]
-        if n == 0 or raised < n:  # most failed calls reach the caller as an exception
-            problems.append(f"{name}: only {raised} of {2 * n} failures raised")
+    report, problems = sweep_paths(calls, sync, least=lambda n: n)  # most failures reach the caller
     print("\n".join(report))
     assert not problems, "\n".join(problems[:40])
 
@@ -379,15 +390,12 @@ def test_failure_at_every_cuda_call_on_a_second_gpu():
 
     report, problems = [], []
     assert cupy.cuda.runtime.getDevice() == 0
+    runs = {name: kept(name, lambda call=call: value(call())) for name, call in calls.items()}
     for every in (False, True):
-        for name, call in calls.items():
-            run = kept(name, lambda call=call: value(call()))
-            expected = run()
-            n, raised, found = sweep(run, expected, sync, alive=lambda: alive_on(cupy, (0, 1)), every=every)
-            report.append(f"{name}{', every call on' if every else ''}: {n} calls, {raised} of {2 * n} failures raised")
-            problems += [f"{name}, every={every}: {p}" for p in found]
-            if n == 0 or raised < n:
-                problems.append(f"{name}, every={every}: only {raised} of {2 * n} failures raised")
+        lines, found = sweep_paths(runs, sync, least=lambda n: n, label=", every call on" if every else "",
+                                   alive=lambda: alive_on(cupy, (0, 1)), every=every)
+        report += lines
+        problems += found
     report.append(f"{len(chained)} failed switches back after a failed call, the first failure their __context__")
     print("\n".join(report))
     problems += [f"the caller's current device changed, unsaid: {m}" for m in moved]
@@ -401,17 +409,11 @@ def test_failure_at_every_cuda_call_on_a_second_gpu():
 STOPPED_GPU_CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from test_faults import INVALID_VALUE, paths, sweep
+from test_faults import INVALID_VALUE, paths, sweep_paths
 
 calls, sync = paths()
-problems = []
-for name, call in calls.items():
-    print(name, flush=True)
-    n, raised, found = sweep(call, call(), sync, every=True, errors=(INVALID_VALUE,))
-    print(f"  {n} calls, {raised} of {n} failures raised", flush=True)
-    problems += [f"{name}: {p}" for p in found]
-    if n == 0 or raised == 0:  # the hook reached nothing: the sweep would pass without testing
-        problems.append(f"{name}: {n} calls, {raised} raised")
+report, problems = sweep_paths(calls, sync, least=lambda n: 1, every=True, errors=(INVALID_VALUE,))
+print("\\n".join(report))
 print("problems:", len(problems), flush=True)
 print("\\n".join(problems[:40]))
 """
