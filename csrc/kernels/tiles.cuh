@@ -25,31 +25,38 @@ __device__ __forceinline__ void load_vector(const In *p, In (&v)[V]) {
     }
 }
 
-// One thread's share of one tile: a tile is t.steps steps; in each, thread `thread` of `Threads`
-// loads vectors u = 0 .. Vectors - 1 at vector index (u * Threads + thread) of the step, so each
-// of a warp's loads covers 512 contiguous bytes. All loads of a step are issued before any element
-// is used; then step(v, inside) is given the step's elements, v[vector][element], and whether all
-// of them are inside the input. In the tile that holds the end of the input, a vector that is not
-// wholly inside is loaded element by element, `pad` past the end.
+// One thread's loads of one step of a tile, which begins at step_begin: thread `thread` of `Threads`
+// loads vectors u = 0 .. Vectors - 1 at vector index (u * Threads + thread) of the step, so each of
+// a warp's loads covers 512 contiguous bytes, into v[vector][element]. Where the tile is not `whole`
+// (it holds the end of the input), a vector that is not wholly inside is loaded element by element,
+// `pad` past the end. Returns whether all of the step's elements are inside the input.
+template <int Threads, int Vectors, class In, bool Aligned, int V>
+__device__ __forceinline__ bool load_step(const In *in, int64_t n, int64_t step_begin, bool whole, const cured_tiles &t,
+                                          unsigned thread, In pad, In (&v)[Vectors][V]) {
+#pragma unroll
+    for (int u = 0; u < Vectors; ++u) {
+        const int64_t first = step_begin + (int64_t(u) * Threads + thread) * V;
+        if (whole || first + V <= n) {
+            load_vector<In, Aligned>(in + first, v[u]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j) v[u][j] = first + j < n ? in[first + j] : pad;
+        }
+    }
+    return whole || step_begin + t.step <= n;
+}
+
+// One thread's share of one tile: a tile is t.steps steps, each loaded by load_step; all loads of
+// a step are issued before any element is used; then step(v, inside) is given the step's elements
+// and whether all of them are inside the input.
 template <int Threads, int Vectors, class In, bool Aligned, class Step>
 __device__ __forceinline__ void for_tile_steps(const In *in, int64_t n, int64_t tile_begin, const cured_tiles &t,
                                                unsigned thread, In pad, Step step) {
     constexpr int V = CURED_VECTOR_BYTES / sizeof(In);
     const bool whole = tile_begin + t.tile <= n;
     for (int64_t s = 0; s < t.steps; ++s) {
-        const int64_t step_begin = tile_begin + s * t.step;
-        const bool inside = whole || step_begin + t.step <= n;
         In v[Vectors][V];
-#pragma unroll
-        for (int u = 0; u < Vectors; ++u) {
-            const int64_t first = step_begin + (int64_t(u) * Threads + thread) * V;
-            if (whole || first + V <= n) {
-                load_vector<In, Aligned>(in + first, v[u]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < V; ++j) v[u][j] = first + j < n ? in[first + j] : pad;
-            }
-        }
+        const bool inside = load_step<Threads, Vectors, In, Aligned>(in, n, tile_begin + s * t.step, whole, t, thread, pad, v);
         step(v, inside);
     }
 }
