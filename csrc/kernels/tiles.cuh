@@ -56,7 +56,8 @@ __device__ __forceinline__ void for_tile_steps(const In *in, int64_t n, int64_t 
     const bool whole = tile_begin + t.tile <= n;
     for (int64_t s = 0; s < t.steps; ++s) {
         In v[Vectors][V];
-        const bool inside = load_step<Threads, Vectors, In, Aligned>(in, n, tile_begin + s * t.step, whole, t, thread, pad, v);
+        const bool inside =
+            load_step<Threads, Vectors, In, Aligned>(in, n, tile_begin + s * t.step, whole, t, thread, pad, v);
         step(v, inside);
     }
 }
