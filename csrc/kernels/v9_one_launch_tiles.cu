@@ -277,7 +277,8 @@ __device__ __forceinline__ void chunk_tiles_partials(const In *in, int64_t count
 // 15:18 UTC (wall time in turns with the pinned copy, its share): float32 64 / 128 / 256 / 1024 MiB
 // 0.732 / 0.840 / 0.866 / 0.904 with one tile, 0.750 / 0.850 / 0.875 / 0.910 with two, 0.756 /
 // 0.858 / 0.874 / 0.909 with four (174 registers a thread); float64 alike. One-byte elements keep
-// one: their element-by-element loads (unaligned input) would spill with two.
+// one: with two, their kernels spill registers (16 elements a vector; ptxas -v: unaligned int8 and
+// uint8, and bool aligned or not).
 template <class In> constexpr int kFedTilesAtOnce = sizeof(In) > 1 ? 2 : 1;
 
 template <class In, class Acc, bool Aligned>
