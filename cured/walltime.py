@@ -171,7 +171,11 @@ def latency(
                 base = c if c is not None else t
                 inputs = {"cupy": c, "torch": t, "cai": _CAI(base)}
                 if jax is not None:
-                    inputs["jax"] = jax.dlpack.from_dlpack(base)
+                    # Waited for once, as an array JAX computed costs a call: an imported array never
+                    # waited for costs jaxlib's is_ready() and interface 0.2 to 0.5 us more each, and
+                    # cured.sum 1.3 to 3.7 us more a call (scripts/probes/jax_walltime.py, H200
+                    # 2026-11-28 16:28 UTC), which a JAX-computed input does not pay.
+                    inputs["jax"] = jax.dlpack.from_dlpack(base).block_until_ready()
                     if inputs["jax"].dtype != dtype:
                         raise RuntimeError(f"latency: JAX made a {inputs['jax'].dtype} array of {dtype} data")
                 if numba_cuda is not None:
