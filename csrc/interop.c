@@ -81,7 +81,7 @@ int device_array_init(void) {
                                             "typestr", "shape", "strides", "data", "mask", "stream", "torch",
                                             "is_cuda", "requires_grad", "layout", "dtype", "get_device", "data_ptr",
                                             "stride", "cupy", "_c_contiguous", "size", "ptr", "device_id",
-                                            "CUDA_ARRAY_INTERFACE_EXPORT_VERSION", "jax", "is_ready",
+                                            "CUDA_ARRAY_INTERFACE_EXPORT_VERSION", "jax", "is_ready", "is_deleted",
                                             "numba.cuda.cudadrv.devicearray", "gpu_data", "device_pointer",
                                             "device_ctypes_pointer", "value"};
     for (int k = 0; k < NAMES; ++k)
@@ -391,6 +391,7 @@ int device_array_find(PyObject *obj, device_array *array) {
             return -1;
         }
     }
+    if (has_iface == 0 && refuse_deleted_jax_array(obj) < 0) return -1;
     const int has_dlpack = read_iface ? 0 : has_dlpack_methods(obj);
     if (has_iface > 0 && (read_iface || has_dlpack == 0)) {
         const int read = read_cuda_array_interface(iface, array);

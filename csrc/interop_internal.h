@@ -18,7 +18,7 @@ enum {
     NAME_TORCH, NAME_IS_CUDA, NAME_REQUIRES_GRAD, NAME_LAYOUT, NAME_DTYPE, NAME_GET_DEVICE, NAME_DATA_PTR, /* PyTorch */
     NAME_STRIDE,
     NAME_CUPY, NAME_C_CONTIGUOUS, NAME_SIZE, NAME_PTR, NAME_DEVICE_ID, NAME_CAI_EXPORT_VERSION, /* CuPy */
-    NAME_JAX, NAME_IS_READY, /* JAX */
+    NAME_JAX, NAME_IS_READY, NAME_IS_DELETED, /* JAX */
     NAME_NUMBA_ARRAYS, NAME_GPU_DATA, NAME_DEVICE_POINTER, NAME_DEVICE_CTYPES_POINTER, NAME_VALUE, /* Numba */
     NAMES
 };
@@ -58,5 +58,9 @@ int read_numba(PyObject *obj, device_array *array);
 
 /* Whether obj is a JAX array whose computation has finished: 1, 0, or -1 with an exception set. */
 int jax_array_ready(PyObject *obj);
+
+/* -1 with ValueError set where obj is a JAX array that was deleted (or donated); 0 for any other
+ * object; -1 with an exception set where asking failed. */
+int refuse_deleted_jax_array(PyObject *obj);
 
 #endif

@@ -362,15 +362,33 @@ done:
 static PyObject *jax_array; /* jax.Array, the base type of JAX's arrays (where it is not a type, as in
                             * older JAX, they go through DLPack) */
 
-/* Whether obj is a JAX array whose computation has finished: 1, 0, or -1 with an exception set. */
-int jax_array_ready(PyObject *obj) {
+/* Whether obj is a JAX array: 1, 0, or -1 with an exception set. */
+static int is_jax_array(PyObject *obj) {
     static int missing = 0;
     const int found = library_type(NAME_JAX, "Array", &jax_array, &missing);
-    if (found <= 0) return found;
-    if (!PyType_IsSubtype(Py_TYPE(obj), (PyTypeObject *)jax_array)) return 0;
-    PyObject *ready = method(obj, NAME_IS_READY);
-    if (ready == NULL) return -1;
-    const int is_ready = ready == Py_True;
-    Py_DECREF(ready);
-    return is_ready;
+    return found <= 0 ? found : PyType_IsSubtype(Py_TYPE(obj), (PyTypeObject *)jax_array);
+}
+
+/* obj.<interop_names[name]>() is True, for a JAX array: 1, 0, or -1 with an exception set. */
+static int jax_says(PyObject *obj, int name) {
+    const int is_jax = is_jax_array(obj);
+    if (is_jax <= 0) return is_jax;
+    PyObject *answer = method(obj, name);
+    if (answer == NULL) return -1;
+    const int yes = answer == Py_True;
+    Py_DECREF(answer);
+    return yes;
+}
+
+int jax_array_ready(PyObject *obj) { return jax_says(obj, NAME_IS_READY); }
+
+/* A deleted JAX array has neither an interface (jaxlib refuses it as it refuses a sharded one) nor
+ * a DLPack export (jax 0.11's raises TypeError: "object of type 'NoneType' has no len()"); neither
+ * says why, so the caller is told here. */
+int refuse_deleted_jax_array(PyObject *obj) {
+    const int deleted = jax_says(obj, NAME_IS_DELETED);
+    if (deleted > 0)
+        PyErr_SetString(PyExc_ValueError, "cured.sum: the JAX array has been deleted (or donated to a computation): "
+                                          "there is nothing left to sum");
+    return deleted != 0 ? -1 : 0;
 }

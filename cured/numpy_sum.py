@@ -161,7 +161,8 @@ def sum(  # noqa: A001 - the name users expect, as numpy.sum
     ValueError  a repeated axis, an unknown version or device, axis= with a version other than the
                 default (or "cub" along other axes than rows; or 10 for a host array with a
                 device other than "cpu": floating sums), device="cpu" with a device array or
-                "cub", an out= of the wrong shape, on the wrong device, or read-only.
+                "cub", an out= of the wrong shape, on the wrong device, or read-only, a deleted
+                (or donated) JAX array.
     OverflowError an initial= the result dtype cannot hold (as NumPy).
     MemoryError when the GPU has not enough memory.
     CudaError   any other CUDA failure, including no GPU or no driver.

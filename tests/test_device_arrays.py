@@ -132,6 +132,17 @@ def test_jax_array_still_being_computed_is_ordered(seed, jax_x64):
     assert same_bits(got, cured.sum(np.asarray(y)))
 
 
+def test_deleted_jax_array_is_refused(seed, jax_x64):
+    """A deleted (or donated) JAX array has no memory to read, and neither of JAX's exports says so
+    (its interface refuses it as a sharded array; its DLPack export raised TypeError about None in
+    jax 0.11): cured asks it and says why."""
+    j = jax_x64.device_put(random_array(seed, np.dtype("float32"), 4099)).block_until_ready()
+    j.delete()
+    for kwargs in ({}, {"out": np.empty((), np.float32)}, {"axis": 0}):
+        with pytest.raises(ValueError, match="JAX array has been deleted"):
+            cured.sum(j, **kwargs)
+
+
 def test_jax_arrays_along_axes_and_transposed(seed, jax_x64, monkeypatch):
     x = random_array(seed, np.dtype("float32"), 600 * 70).reshape(600, 70)
     j = jax_x64.device_put(x).block_until_ready()
