@@ -83,6 +83,11 @@ int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream)
  * else the unit, in bytes, of the device-side copy into C order that it needs (cured_gather). */
 int device_array_copy_unit(const device_array *array, int item_size);
 
+/* -1 with ValueError set where obj is a JAX array that was deleted (or donated), which neither of
+ * JAX's exports says; 0 for any other object; -1 with an exception set where asking failed. For
+ * objects without a CUDA Array Interface (a JAX array has one until it is deleted). */
+int refuse_deleted_jax_array(PyObject *obj);
+
 /* Gives back what device_array_find and device_array_import took (the DLPack tensor, the dtype). */
 void device_array_release(device_array *array);
 

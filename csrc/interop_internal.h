@@ -59,8 +59,4 @@ int read_numba(PyObject *obj, device_array *array);
 /* Whether obj is a JAX array whose computation has finished: 1, 0, or -1 with an exception set. */
 int jax_array_ready(PyObject *obj);
 
-/* -1 with ValueError set where obj is a JAX array that was deleted (or donated); 0 for any other
- * object; -1 with an exception set where asking failed. */
-int refuse_deleted_jax_array(PyObject *obj);
-
 #endif

@@ -401,6 +401,12 @@ done:
     return result;
 }
 
+static PyObject *py_refuse_deleted_jax_array(PyObject *module, PyObject *obj) {
+    (void)module;
+    if (refuse_deleted_jax_array(obj) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 PyMethodDef module_sum_methods[] = {
     {"sum", (PyCFunction)(void (*)(void))py_sum, METH_VARARGS | METH_KEYWORDS,
      "sum(a, version, dtype=None, device='auto', timing=False, out=None, state=False, initial=None)\n--\n\n"
@@ -415,5 +421,8 @@ PyMethodDef module_sum_methods[] = {
      "copy_into(out, values, check_only=False)\n--\n\nCopies `values` (a C-contiguous NumPy array, a result made "
      "on the host) into the device array `out` of its dtype and number of elements, in out's stream order; returns "
      "out. With check_only, only checks out= (ValueError, TypeError) and returns None."},
+    {"_refuse_deleted_jax_array", py_refuse_deleted_jax_array, METH_O,
+     "_refuse_deleted_jax_array(obj)\n--\n\nRaises ValueError where obj is a deleted (or donated) JAX array, as "
+     "cured.sum's C entry does; for numpy_sum.py's own reading of an array without a CUDA Array Interface."},
     {NULL, NULL, 0, NULL},
 };

@@ -434,6 +434,7 @@ def _describe(a):
     if interface is not None:
         return a, tuple(int(e) for e in interface["shape"]), np.dtype(interface["typestr"]), True
     if hasattr(a, "__dlpack_device__") and not isinstance(a, np.ndarray):
+        _cured._refuse_deleted_jax_array(a)  # whose __dlpack_device__ raises a TypeError about None
         kind, _ = a.__dlpack_device__()
         if int(kind) in (2, 3, 13):  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
             try:

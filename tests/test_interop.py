@@ -2,6 +2,9 @@
 __cuda_array_interface__ and DLPack object is refused with a clear error before anything reaches the
 device, and a DLPack array in host memory takes the host path. (tests/test_device_arrays.py sums
 real CuPy, PyTorch and Numba arrays on the GPU.)"""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -129,6 +132,63 @@ def test_refused_interface_without_dlpack_raises_its_error():
 
     with pytest.raises(RuntimeError, match="interface refused"):
         cured.sum(Refusing())
+
+
+DELETED_JAX_CHILD = """
+import sys, types
+import numpy as np
+jax = types.ModuleType("jax")  # a stand-in: cured finds JAX's array type in sys.modules
+
+
+class Array:
+    \"\"\"As a jax.Array without a GPU: DLPack in host memory; deleted, it has no interface (jaxlib
+    refuses it) and its DLPack export raises what jax 0.11's does.\"\"\"
+
+    def __init__(self, x):
+        self.x, self.deleted, self.shape, self.dtype = x, False, x.shape, x.dtype
+
+    def is_deleted(self):
+        return self.deleted
+
+    def __dlpack_device__(self):
+        if self.deleted:
+            raise TypeError("object of type 'NoneType' has no len()")
+        return self.x.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        if self.deleted:
+            raise TypeError("object of type 'NoneType' has no len()")
+        return self.x.__dlpack__(**kwargs)
+
+
+jax.Array = Array
+sys.modules["jax"] = jax
+import cured
+
+x = np.arange(1.0, 1001.0, dtype=np.float32).reshape(10, 100)
+a = Array(x)
+assert cured.sum(a, device="cpu") == cured.sum(x, device="cpu")
+assert np.array_equal(cured.sum(a, axis=0, device="cpu"), cured.sum(x, axis=0, device="cpu"))
+a.deleted = True
+for kwargs in ({}, {"device": "cpu"}, {"axis": 0}, {"out": np.empty((), np.float32)}):
+    try:
+        cured.sum(a, **kwargs)
+    except ValueError as error:
+        assert "JAX array has been deleted" in str(error), error
+    else:
+        raise SystemExit(f"a deleted JAX array was summed with {kwargs}")
+print("refused")
+"""
+
+
+def test_deleted_jax_array_is_refused_before_any_cuda_call(tmp_path):
+    """A deleted (or donated) JAX array: neither of JAX's exports says so (tests/test_device_arrays.py
+    has the real one), so cured asks it, in C and in numpy_sum.py's own reading, and says why; a
+    live one is read as before. With a stand-in for JAX, in a child (cured keeps the array type it
+    finds for the process's life; run away from the checkout, as test_api.py's children are)."""
+    run = subprocess.run([sys.executable, "-c", DELETED_JAX_CHILD], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "refused", run.stdout + run.stderr
 
 
 def test_older_interface_with_dlpack_is_read_through_dlpack(seed):
