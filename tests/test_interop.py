@@ -165,7 +165,7 @@ jax.Array = Array
 sys.modules["jax"] = jax
 import cured
 
-x = np.arange(1.0, 1001.0, dtype=np.float32).reshape(10, 100)
+x = np.random.default_rng(int(sys.argv[1])).standard_normal((10, 100)).astype(np.float32)
 a = Array(x)
 assert cured.sum(a, device="cpu") == cured.sum(x, device="cpu")
 assert np.array_equal(cured.sum(a, axis=0, device="cpu"), cured.sum(x, axis=0, device="cpu"))
@@ -181,13 +181,13 @@ print("refused")
 """
 
 
-def test_deleted_jax_array_is_refused_before_any_cuda_call(tmp_path):
+def test_deleted_jax_array_is_refused_before_any_cuda_call(seed, tmp_path):
     """A deleted (or donated) JAX array: neither of JAX's exports says so (tests/test_device_arrays.py
     has the real one), so cured asks it, in C and in numpy_sum.py's own reading, and says why; a
     live one is read as before. With a stand-in for JAX, in a child (cured keeps the array type it
     finds for the process's life; run away from the checkout, as test_api.py's children are)."""
-    run = subprocess.run([sys.executable, "-c", DELETED_JAX_CHILD], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run([sys.executable, "-c", DELETED_JAX_CHILD, str(seed)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == "refused", run.stdout + run.stderr
 
 
