@@ -27,50 +27,6 @@
 
 #include "faults.h" /* last: it redefines the CUDA calls the host code makes */
 
-/* ---- DLPack's ABI (dlpack.h, version 1.1), declared here rather than vendored -------------- */
-
-typedef struct {
-    uint32_t major, minor;
-} DLPackVersion;
-
-typedef struct {
-    int32_t device_type; /* DLDeviceType, an int-sized enum */
-    int32_t device_id;
-} DLDevice;
-
-typedef struct {
-    uint8_t code, bits;
-    uint16_t lanes;
-} DLDataType;
-
-typedef struct {
-    void *data;
-    DLDevice device;
-    int32_t ndim;
-    DLDataType dtype;
-    int64_t *shape;
-    int64_t *strides; /* in elements; NULL: C-contiguous */
-    uint64_t byte_offset;
-} DLTensor;
-
-typedef struct DLManagedTensor {
-    DLTensor dl_tensor;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensor *self);
-} DLManagedTensor;
-
-typedef struct DLManagedTensorVersioned {
-    DLPackVersion version;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensorVersioned *self);
-    uint64_t flags;
-    DLTensor dl_tensor;
-} DLManagedTensorVersioned;
-
-enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3, DL_CUDA_MANAGED = 13 };
-enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_BOOL = 6 };
-#define DLPACK_MAJOR 1
-#define DLPACK_FLAG_READ_ONLY (UINT64_C(1) << 0)
 
 /* ---- names ------------------------------------------------------------------------------------ */
 
@@ -80,7 +36,7 @@ int device_array_init(void) {
     static const char *const text[NAMES] = {"__cuda_array_interface__", "__dlpack__", "__dlpack_device__", "version",
                                             "typestr", "shape", "strides", "data", "mask", "stream", "torch",
                                             "is_cuda", "requires_grad", "layout", "dtype", "get_device", "data_ptr",
-                                            "stride", "cupy", "_c_contiguous", "size", "ptr", "device_id",
+                                            "stride", "is_neg", "is_nested", "cupy", "_c_contiguous", "size", "ptr", "device_id",
                                             "CUDA_ARRAY_INTERFACE_EXPORT_VERSION", "jax", "is_ready", "is_deleted",
                                             "numba.cuda.cudadrv.devicearray", "gpu_data", "device_pointer",
                                             "device_ctypes_pointer", "value"};
@@ -214,6 +170,16 @@ static PyArray_Descr *builtin_descr(PyObject *typestr) {
     return type < 0 ? NULL : PyArray_DescrFromType(type);
 }
 
+/* A non-empty array at address 0 has no memory to read (a PyTorch ZeroTensor, or a functional
+ * one's wrapper, says so through data_ptr()); a kernel reading there would leave the context
+ * unusable for the rest of the process. Returns 0, or -1 with ValueError set. */
+static int refuse_null_data(const device_array *array, const char *what) {
+    if (array->data != NULL || array->n == 0) return 0;
+    PyErr_Format(PyExc_ValueError, "cured.sum: the %s has a null pointer for %lld elements: no memory to read",
+                 what, (long long)array->n);
+    return -1;
+}
+
 static int read_cuda_array_interface(PyObject *iface, device_array *array) {
     PyObject *version, *typestr, *shape, *data, *strides, *mask, *stream;
     int64_t shape_v[MAX_PROTOCOL_DIMS], strides_v[MAX_PROTOCOL_DIMS];
@@ -274,10 +240,7 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
     const int64_t item = (int64_t)PyDataType_ELSIZE(array->descr);
     if (interop_set_layout(array, ndim, shape_v, has_strides ? strides_v : NULL, item) < 0)
         return -1;
-    if (array->data == NULL && array->n > 0) {
-        PyErr_SetString(PyExc_ValueError, "cured.sum: __cuda_array_interface__ has a null pointer for a non-empty array");
-        return -1;
-    }
+    if (refuse_null_data(array, "__cuda_array_interface__") < 0) return -1;
     /* Version 3's stream: None (or absent): nothing to wait for; 1 and 2: the legacy and per-thread
      * default streams (cudaStreamLegacy, cudaStreamPerThread are those handles); 0 is disallowed. */
     stream = PyDict_GetItemWithError(iface, interop_names[NAME_STREAM]);
@@ -300,16 +263,19 @@ static int read_cuda_array_interface(PyObject *iface, device_array *array) {
 
 /* ---- DLPack ---------------------------------------------------------------------------------- */
 
+int interop_type_of_dl(DLDataType dtype) {
+    if (dtype.lanes != 1 || dtype.bits % 8 != 0) return -1;
+    const char kind = dtype.code == DL_INT ? 'i' : dtype.code == DL_UINT ? 'u' : dtype.code == DL_BOOL ? 'b'
+                    : dtype.code == DL_FLOAT ? 'f' : 0;
+    return numpy_type(kind, dtype.bits / 8);
+}
+
 /* NumPy's type number for a DLPack dtype, or -1 with TypeError set. */
 static int npy_type_of_dl(DLDataType dtype) {
-    if (dtype.lanes == 1) {
-        const char kind = dtype.code == DL_INT ? 'i' : dtype.code == DL_UINT ? 'u' : dtype.code == DL_BOOL ? 'b'
-                        : dtype.code == DL_FLOAT ? 'f' : 0;
-        const int type = dtype.bits % 8 == 0 ? numpy_type(kind, dtype.bits / 8) : -1;
-        if (type >= 0) return type;
-        if (dtype.code == DL_COMPLEX && (dtype.bits == 64 || dtype.bits == 128))
-            return dtype.bits == 64 ? NPY_CFLOAT : NPY_CDOUBLE; /* refused later, with the message for complex */
-    }
+    const int type = interop_type_of_dl(dtype);
+    if (type >= 0) return type;
+    if (dtype.lanes == 1 && dtype.code == DL_COMPLEX && (dtype.bits == 64 || dtype.bits == 128))
+        return dtype.bits == 64 ? NPY_CFLOAT : NPY_CDOUBLE; /* refused later, with the message for complex */
     PyErr_Format(PyExc_TypeError,
                  "cured.sum: cannot sum a DLPack array of type code %u, %u bits, %u lanes%s; cured sums bool, int8 to "
                  "int64, uint8 to uint64, float16, float32 and float64",
@@ -362,7 +328,7 @@ int device_array_find(PyObject *obj, device_array *array) {
     int read = read_torch(obj, array);
     if (read == 0) read = read_cupy(obj, array);
     if (read == 0) read = read_numba(obj, array);
-    if (read != 0) return read;
+    if (read != 0) return read < 0 || refuse_null_data(array, Py_TYPE(obj)->tp_name) < 0 ? -1 : 1;
     /* A CUDA Array Interface 3 names the stream the producer's work is on, so the sum runs there and
      * is ordered before the caller's next work on it, which DLPack cannot say: it comes first. An
      * older interface is read where the object has no DLPack. */
@@ -486,7 +452,8 @@ int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream)
     int64_t strides[MAX_PROTOCOL_DIMS];
     for (int d = 0; d < tensor->ndim && tensor->strides != NULL; ++d) strides[d] = tensor->strides[d] * item;
     array->data = (const char *)tensor->data + tensor->byte_offset;
-    if (interop_set_layout(array, tensor->ndim, tensor->shape, tensor->strides != NULL ? strides : NULL, item) < 0)
+    if (interop_set_layout(array, tensor->ndim, tensor->shape, tensor->strides != NULL ? strides : NULL, item) < 0 ||
+        refuse_null_data(array, "DLPack array") < 0)
         goto fail;
     Py_DECREF(args);
     Py_DECREF(kwargs);

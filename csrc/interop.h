@@ -88,6 +88,17 @@ int device_array_copy_unit(const device_array *array, int item_size);
  * objects without a CUDA Array Interface (a JAX array has one until it is deleted). */
 int refuse_deleted_jax_array(PyObject *obj);
 
+/* Whether any of cured's readers would refuse obj as one it cannot read from memory as it is: a
+ * PyTorch tensor with its negative bit set, a nested tensor, or a deleted JAX array (-1 with
+ * ValueError or TypeError set, as device_array_find would raise); 0 for any other object; -1 with
+ * an exception set where asking failed. For numpy_sum.py's own reading of an array. */
+int refuse_unreadable_array(PyObject *obj);
+
+/* Tests: whether PyTorch tensors may be read through PyTorch's DLPack exchange API where it has one
+ * (1, the default) or from their attributes (0), and how many have been read through it. */
+void interop_set_test_torch_exchange(int allowed);
+long long interop_torch_exchange_reads(void);
+
 /* Gives back what device_array_find and device_array_import took (the DLPack tensor, the dtype). */
 void device_array_release(device_array *array);
 

@@ -7,6 +7,73 @@
 
 #include "interop.h"
 
+/* DLPack's ABI (dlpack.h, version 1.3), declared here rather than vendored: the tensors that
+ * `__dlpack__` capsules hold (interop.c), and the C exchange API (below). */
+
+typedef struct {
+    uint32_t major, minor;
+} DLPackVersion;
+
+typedef struct {
+    int32_t device_type; /* DLDeviceType, an int-sized enum */
+    int32_t device_id;
+} DLDevice;
+
+typedef struct {
+    uint8_t code, bits;
+    uint16_t lanes;
+} DLDataType;
+
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape;
+    int64_t *strides; /* in elements; NULL: C-contiguous */
+    uint64_t byte_offset;
+} DLTensor;
+
+typedef struct DLManagedTensor {
+    DLTensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+
+typedef struct DLManagedTensorVersioned {
+    DLPackVersion version;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensorVersioned *self);
+    uint64_t flags;
+    DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+
+enum { DL_CPU = 1, DL_CUDA = 2, DL_CUDA_HOST = 3, DL_CUDA_MANAGED = 13 };
+enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_BOOL = 6 };
+#define DLPACK_MAJOR 1
+#define DLPACK_FLAG_READ_ONLY (UINT64_C(1) << 0)
+
+/* DLPack 1.3's C exchange API: a type's `__dlpack_c_exchange_api__`, a capsule named
+ * "dlpack_exchange_api" holding the library's functions that describe one of its arrays in C
+ * (dltensor_from_py_object_no_sync: no capsule, no copy of the shape, nothing ordered) and name its
+ * current stream of a device. PyTorch has it from 2.10 (interop_libraries.c). Only the two functions
+ * cured calls are typed. */
+typedef struct DLPackExchangeAPIHeader {
+    DLPackVersion version;
+    struct DLPackExchangeAPIHeader *prev_api;
+} DLPackExchangeAPIHeader;
+
+typedef struct {
+    DLPackExchangeAPIHeader header;
+    void *managed_tensor_allocator, *managed_tensor_from_py_object_no_sync, *managed_tensor_to_py_object_no_sync;
+    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+    int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_current_stream);
+} DLPackExchangeAPI;
+
+/* NumPy's type number for a DLPack dtype cured sums (bool, integers, float16 to float64), or -1
+ * (no exception set) for any other. */
+int interop_type_of_dl(DLDataType dtype);
+
 /* The most dimensions a protocol's array may have: NumPy's limit (NPY_MAXDIMS). Size-1 and mergeable
  * dimensions are then dropped, down to CURED_MAX_DIMS at most. */
 #define MAX_PROTOCOL_DIMS 64
@@ -16,7 +83,7 @@ enum {
     NAME_CAI, NAME_DLPACK, NAME_DLPACK_DEVICE, /* attributes */
     NAME_VERSION, NAME_TYPESTR, NAME_SHAPE, NAME_STRIDES, NAME_DATA, NAME_MASK, NAME_STREAM, /* interface keys */
     NAME_TORCH, NAME_IS_CUDA, NAME_REQUIRES_GRAD, NAME_LAYOUT, NAME_DTYPE, NAME_GET_DEVICE, NAME_DATA_PTR, /* PyTorch */
-    NAME_STRIDE,
+    NAME_STRIDE, NAME_IS_NEG, NAME_IS_NESTED,
     NAME_CUPY, NAME_C_CONTIGUOUS, NAME_SIZE, NAME_PTR, NAME_DEVICE_ID, NAME_CAI_EXPORT_VERSION, /* CuPy */
     NAME_JAX, NAME_IS_READY, NAME_IS_DELETED, /* JAX */
     NAME_NUMBA_ARRAYS, NAME_GPU_DATA, NAME_DEVICE_POINTER, NAME_DEVICE_CTYPES_POINTER, NAME_VALUE, /* Numba */

@@ -48,16 +48,55 @@ static int native_descr(PyObject *dtype) {
  * in Python cost 2.6 us on an H100 (2026-11-23). The sum runs on PyTorch's current stream of the
  * tensor's device, as a version 3 interface would name it. Tensors PyTorch refuses to export
  * (requiring grad, not strided) or whose dtype cured does not sum (bfloat16, complex) are left to
- * the protocols and their errors. */
+ * the protocols and their errors.
+ *
+ * From PyTorch 2.10 the tensor's dtype, device, shape and strides come from its DLPack C exchange
+ * API (interop_internal.h) in one C call, and its stream from another, where they cost four
+ * attribute and method reads and a Python call, 65 to 131 ns each in Python on an H200 (2026-11-28,
+ * `scripts/probes/torch_exchange.py`). That function trusts its tensor: it crashed the process on a
+ * meta, a sparse and a nested tensor, and on one inside torch.func.vmap (which has no storage), so
+ * it is called only for a strided CUDA tensor that is not nested and whose data_ptr() answered
+ * (data_ptr() raises where there is no storage).
+ *
+ * Whatever the device, a tensor (subclasses too) whose negative bit is set, as x.conj().imag of a
+ * complex x, is refused: its memory holds the negatives of its values, and that memory is what the
+ * protocols give (CuPy summed one to -21.77 through them where torch.sum said 21.77, the same
+ * probe); so is a nested tensor, which has no one shape. */
 
 static struct {
-    PyObject *tensor;         /* torch.Tensor */
-    PyObject *current_stream; /* torch._C._cuda_getCurrentRawStream(device) -> the stream's address */
-    PyObject *strided;        /* torch.strided */
-    PyObject *dtypes[12];     /* torch's dtypes cured sums ... */
-    int types[12];            /* ... and NumPy's type numbers for them */
+    PyObject *tensor;                   /* torch.Tensor */
+    PyObject *current_stream;           /* torch._C._cuda_getCurrentRawStream(device) -> the stream's address */
+    PyObject *strided;                  /* torch.strided */
+    PyObject *exchange_capsule;         /* torch.Tensor.__dlpack_c_exchange_api__, or NULL ... */
+    const DLPackExchangeAPI *exchange;  /* ... and the functions it holds */
+    PyObject *dtypes[12];               /* torch's dtypes cured sums ... */
+    int types[12];                      /* ... and NumPy's type numbers for them */
     int count;
 } torch_api;
+
+/* Tests: whether tensors may be read through the exchange API, and how many were. */
+static int exchange_allowed = 1;
+static long long exchange_reads = 0;
+
+void interop_set_test_torch_exchange(int allowed) { exchange_allowed = allowed; }
+long long interop_torch_exchange_reads(void) { return exchange_reads; }
+
+/* torch.Tensor's DLPack exchange API, where it has one of version 1.3 or later (the layout typed in
+ * interop_internal.h): kept in torch_api; otherwise tensors are read from their attributes. */
+static void find_torch_exchange(PyObject *tensor) {
+    static const char *const name = "dlpack_exchange_api";
+    PyObject *capsule = PyObject_GetAttrString(tensor, "__dlpack_c_exchange_api__");
+    const int valid = capsule != NULL && PyCapsule_IsValid(capsule, name);
+    const DLPackExchangeAPI *api = valid ? PyCapsule_GetPointer(capsule, name) : NULL;
+    PyErr_Clear(); /* an older PyTorch: no attribute */
+    if (api != NULL && api->header.version.major == 1 && api->header.version.minor >= 3 &&
+        api->dltensor_from_py_object_no_sync != NULL && api->current_work_stream != NULL) {
+        torch_api.exchange_capsule = capsule; /* kept for the process's life, as PyTorch's module is */
+        torch_api.exchange = api;
+        return;
+    }
+    Py_XDECREF(capsule);
+}
 
 /* torch_api from PyTorch once it is imported: 1; 0 while it is not (or has no current-stream
  * function, where the tensor is read through the protocols); -1 with an exception set. */
@@ -102,6 +141,7 @@ static int torch_found(void) {
     torch_api.current_stream = current;
     torch_api.strided = strided;
     torch_api.tensor = tensor;
+    find_torch_exchange(tensor);
     return 1;
 }
 
@@ -114,25 +154,65 @@ static int attr_true(PyObject *obj, int name) {
     return truth;
 }
 
-/* A torch.Tensor into *array: 1; 0 when it is another object or a tensor read through the
- * protocols (see above); -1 with an exception set. */
-int read_torch(PyObject *obj, device_array *array) {
-    const int found = torch_found();
-    if (found <= 0) return found;
-    if ((PyObject *)Py_TYPE(obj) != torch_api.tensor) return 0;
-    const int is_cuda = attr_true(obj, NAME_IS_CUDA);
-    const int requires_grad = is_cuda > 0 ? attr_true(obj, NAME_REQUIRES_GRAD) : 0;
-    if (is_cuda < 0 || requires_grad < 0) return -1;
-    if (!is_cuda || requires_grad) return 0;
-    PyObject *layout = attr(obj, NAME_LAYOUT), *dtype = layout != NULL ? attr(obj, NAME_DTYPE) : NULL;
-    if (dtype == NULL) {
-        Py_XDECREF(layout);
+/* Refuses a tensor whose values cannot be read from its memory as they are (see above): -1 with
+ * an exception set; 0 for any other. */
+static int refuse_unreadable_tensor(PyObject *obj) {
+    PyObject *negative = method(obj, NAME_IS_NEG);
+    if (negative == NULL) return -1;
+    const int is_negative = negative == Py_True;
+    Py_DECREF(negative);
+    if (is_negative) {
+        PyErr_SetString(PyExc_ValueError, "cured.sum: the tensor's negative bit is set (a lazily negated view, as "
+                                          "x.conj().imag is): its memory holds the negatives of its values; sum "
+                                          "its .resolve_neg()");
         return -1;
     }
+    const int nested = attr_true(obj, NAME_IS_NESTED);
+    if (nested > 0)
+        PyErr_SetString(PyExc_TypeError, "cured.sum: a nested tensor has no one shape to sum over; sum its "
+                                         ".values() or each of its tensors");
+    return nested != 0 ? -1 : 0;
+}
+
+/* A strided CUDA tensor through PyTorch's exchange API (see above): 1; 0 for a dtype cured does not
+ * sum (left to the protocols); -1 with an exception set. */
+static int read_torch_exchange(PyObject *obj, device_array *array) {
+    PyObject *data = method(obj, NAME_DATA_PTR); /* first: it raises where there is no storage */
+    if (data == NULL) return -1;
+    const char *address = PyLong_AsVoidPtr(data);
+    Py_DECREF(data);
+    if (address == NULL && PyErr_Occurred()) return -1;
+    DLTensor tensor;
+    void *stream;
+    if (torch_api.exchange->dltensor_from_py_object_no_sync(obj, &tensor) < 0) return -1;
+    const int type = interop_type_of_dl(tensor.dtype);
+    if (type < 0) return 0;
+    if (tensor.device.device_type != DL_CUDA || tensor.ndim < 0 || tensor.ndim > MAX_PROTOCOL_DIMS) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: PyTorch described a CUDA tensor as on DLPack device type %d with "
+                     "%d dimensions", (int)tensor.device.device_type, (int)tensor.ndim);
+        return -1;
+    }
+    if (torch_api.exchange->current_work_stream(DL_CUDA, tensor.device.device_id, &stream) < 0) return -1;
+    array->descr = PyArray_DescrFromType(type);
+    const int64_t item = (int64_t)PyDataType_ELSIZE(array->descr);
+    int64_t strides[MAX_PROTOCOL_DIMS];
+    for (int d = 0; d < tensor.ndim && tensor.strides != NULL; ++d) strides[d] = tensor.strides[d] * item;
+    if (interop_set_layout(array, tensor.ndim, tensor.shape, tensor.strides != NULL ? strides : NULL, item) < 0)
+        return -1;
+    array->data = address;
+    set_known_place(array, tensor.device.device_id, stream);
+    ++exchange_reads;
+    return 1;
+}
+
+/* A strided CUDA tensor from its attributes, for a PyTorch without the exchange API: 1; 0 for a
+ * dtype cured does not sum; -1 with an exception set. */
+static int read_torch_attributes(PyObject *obj, device_array *array) {
+    PyObject *dtype = attr(obj, NAME_DTYPE);
+    if (dtype == NULL) return -1;
     int type = -1;
-    for (int k = 0; k < torch_api.count && layout == torch_api.strided; ++k)
+    for (int k = 0; k < torch_api.count; ++k)
         if (dtype == torch_api.dtypes[k]) type = torch_api.types[k];
-    Py_DECREF(layout);
     Py_DECREF(dtype);
     if (type < 0) return 0;
 
@@ -165,6 +245,27 @@ done:
     Py_XDECREF(shape_obj);
     Py_XDECREF(strides_obj);
     return result;
+}
+
+/* A torch.Tensor into *array: 1; 0 when it is another object or a tensor read through the
+ * protocols (see above); -1 with an exception set. */
+int read_torch(PyObject *obj, device_array *array) {
+    const int found = torch_found();
+    if (found <= 0) return found;
+    if (!PyObject_TypeCheck(obj, (PyTypeObject *)torch_api.tensor)) return 0;
+    if (refuse_unreadable_tensor(obj) < 0) return -1;
+    if ((PyObject *)Py_TYPE(obj) != torch_api.tensor) return 0;
+    const int is_cuda = attr_true(obj, NAME_IS_CUDA);
+    const int requires_grad = is_cuda > 0 ? attr_true(obj, NAME_REQUIRES_GRAD) : 0;
+    if (is_cuda < 0 || requires_grad < 0) return -1;
+    if (!is_cuda || requires_grad) return 0;
+    PyObject *layout = attr(obj, NAME_LAYOUT);
+    if (layout == NULL) return -1;
+    const int strided = layout == torch_api.strided;
+    Py_DECREF(layout);
+    if (!strided) return 0;
+    return torch_api.exchange != NULL && exchange_allowed ? read_torch_exchange(obj, array)
+                                                          : read_torch_attributes(obj, array);
 }
 
 /* ---- CuPy arrays ---------------------------------------------------------------------------- */
@@ -391,4 +492,12 @@ int refuse_deleted_jax_array(PyObject *obj) {
         PyErr_SetString(PyExc_ValueError, "cured.sum: the JAX array has been deleted (or donated to a computation): "
                                           "there is nothing left to sum");
     return deleted != 0 ? -1 : 0;
+}
+
+int refuse_unreadable_array(PyObject *obj) {
+    const int found = torch_found();
+    if (found < 0) return -1;
+    if (found > 0 && PyObject_TypeCheck(obj, (PyTypeObject *)torch_api.tensor) && refuse_unreadable_tensor(obj) < 0)
+        return -1;
+    return refuse_deleted_jax_array(obj);
 }

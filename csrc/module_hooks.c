@@ -1,4 +1,4 @@
-/* module_hooks.c: settings for tests and tuning (forced grids and misalignment, launch paths,
+/* module_hooks.c: settings for tests and tuning (forced grids and misalignment, launch paths, PyTorch's reader,
  * shared memory and bandwidth as another GPU's, the CPU sum's threads, the host path's staging and its trace),
  * failure injection and what is alive, the scalar order model, and the C-order copy. */
 #include <string.h>
@@ -36,6 +36,20 @@ static PyObject *py_driver_launches(PyObject *module, PyObject *unused) {
     (void)module;
     (void)unused;
     return PyLong_FromLongLong(cured_driver_launches());
+}
+
+static PyObject *py_set_test_torch_exchange(PyObject *module, PyObject *args) {
+    int allowed;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "p:_set_test_torch_exchange", &allowed)) return NULL;
+    interop_set_test_torch_exchange(allowed);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_torch_exchange_reads(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromLongLong(interop_torch_exchange_reads());
 }
 
 static PyObject *py_set_test_dynamic_shared(PyObject *module, PyObject *args) {
@@ -250,6 +264,11 @@ PyMethodDef module_hooks_methods[] = {
      "driver's cuLaunchKernel or cuLaunchKernelEx (True, the default), or make them use the runtime's launch (False)."},
     {"_driver_launches", py_driver_launches, METH_NOARGS,
      "_driver_launches()\n--\n\nFor tests: the kernel launches made through the driver so far."},
+    {"_set_test_torch_exchange", py_set_test_torch_exchange, METH_VARARGS,
+     "_set_test_torch_exchange(allowed)\n--\n\nFor tests: read PyTorch's CUDA tensors through PyTorch's DLPack "
+     "exchange API where it has one (True, the default), or from their attributes (False)."},
+    {"_torch_exchange_reads", py_torch_exchange_reads, METH_NOARGS,
+     "_torch_exchange_reads()\n--\n\nFor tests: the tensors read through PyTorch's DLPack exchange API so far."},
     {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
      "_set_cpu_tiles(threads, plain, range_bytes=0)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as "
      "the input's size warrants), with `plain` its portable C chains instead of the CPU's SIMD ones, and a strided "

@@ -401,9 +401,9 @@ done:
     return result;
 }
 
-static PyObject *py_refuse_deleted_jax_array(PyObject *module, PyObject *obj) {
+static PyObject *py_refuse_unreadable_array(PyObject *module, PyObject *obj) {
     (void)module;
-    if (refuse_deleted_jax_array(obj) < 0) return NULL;
+    if (refuse_unreadable_array(obj) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -421,8 +421,9 @@ PyMethodDef module_sum_methods[] = {
      "copy_into(out, values, check_only=False)\n--\n\nCopies `values` (a C-contiguous NumPy array, a result made "
      "on the host) into the device array `out` of its dtype and number of elements, in out's stream order; returns "
      "out. With check_only, only checks out= (ValueError, TypeError) and returns None."},
-    {"_refuse_deleted_jax_array", py_refuse_deleted_jax_array, METH_O,
-     "_refuse_deleted_jax_array(obj)\n--\n\nRaises ValueError where obj is a deleted (or donated) JAX array, as "
-     "cured.sum's C entry does; for numpy_sum.py's own reading of an array without a CUDA Array Interface."},
+    {"_refuse_unreadable_array", py_refuse_unreadable_array, METH_O,
+     "_refuse_unreadable_array(obj)\n--\n\nRaises ValueError (TypeError) where obj is an array cured.sum's C entry "
+     "refuses as unreadable from its memory: a PyTorch tensor with its negative bit set (a nested one), a deleted "
+     "(or donated) JAX array; for numpy_sum.py's own reading of an array without a CUDA Array Interface."},
     {NULL, NULL, 0, NULL},
 };

@@ -430,11 +430,11 @@ def _describe(a):
     """(a, shape, dtype, on_device): a host array-like becomes an ndarray here, once."""
     if type(a) is np.ndarray:  # the common case, without the protocols' attribute lookups
         return a, a.shape, a.dtype, False
+    _cured._refuse_unreadable_array(a)  # as the C entry refuses them, before any protocol is asked
     interface = getattr(a, "__cuda_array_interface__", None)
     if interface is not None:
         return a, tuple(int(e) for e in interface["shape"]), np.dtype(interface["typestr"]), True
     if hasattr(a, "__dlpack_device__") and not isinstance(a, np.ndarray):
-        _cured._refuse_deleted_jax_array(a)  # whose __dlpack_device__ raises a TypeError about None
         kind, _ = a.__dlpack_device__()
         if int(kind) in (2, 3, 13):  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
             try:

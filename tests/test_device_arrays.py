@@ -50,9 +50,27 @@ def test_cupy_arrays_give_the_host_bits(seed, dtype, n):
 TORCH_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64"]
 
 
+@pytest.fixture(params=["exchange", "attributes"])
+def torch_reader(request):
+    """PyTorch's CUDA tensors read through PyTorch's DLPack exchange API (2.10 and later) or from
+    their attributes (earlier PyTorch), each in turn; the test must have read through the one asked
+    for."""
+    torch = need("torch")
+    exchange = request.param == "exchange"
+    if exchange and not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
+        pytest.skip(f"PyTorch {torch.__version__} has no DLPack exchange API (2.10 and later have)")
+    before = cured._cured._torch_exchange_reads()
+    cured._cured._set_test_torch_exchange(exchange)
+    try:
+        yield request.param
+    finally:
+        cured._cured._set_test_torch_exchange(True)
+    assert (cured._cured._torch_exchange_reads() > before) == exchange
+
+
 @pytest.mark.parametrize("n", [1, 4099, 2**20 + 3])
 @pytest.mark.parametrize("dtype", TORCH_DTYPES)
-def test_torch_tensors_give_the_host_bits(seed, dtype, n):
+def test_torch_tensors_give_the_host_bits(seed, dtype, n, torch_reader):
     torch = need("torch")
     x, expected = host_case(seed, dtype, n)
     t = torch.from_numpy(x).cuda()
@@ -254,7 +272,7 @@ def test_non_contiguous_cupy_arrays_are_summed_in_c_order(seed, dtype):
             assert same_bits(cured.sum(device[name], version=v), cured.sum(host[name], version=v)), (name, v)
 
 
-def test_non_contiguous_torch_tensors(seed):
+def test_non_contiguous_torch_tensors(seed, torch_reader):
     torch = need("torch")
     x = random_array(seed, np.dtype("float32"), 1200 * 1001)
     t = torch.from_numpy(x).cuda().reshape(1200, 1001)
@@ -310,7 +328,7 @@ def test_cupy_producer_on_another_stream(seed, protocol, monkeypatch):
     assert same_bits(got, cured.sum(new)) and not same_bits(got, cured.sum(old))
 
 
-def test_torch_tensors_along_axes_into_out_and_on_the_host(seed):
+def test_torch_tensors_along_axes_into_out_and_on_the_host(seed, torch_reader):
     """PyTorch tensors are read from their own attributes on every path: along axes, transposed,
     into a tensor out=, and a CPU tensor through the host path."""
     torch = need("torch")
@@ -377,7 +395,7 @@ def test_calls_along_axes_are_made_in_c_with_the_python_paths_bits(seed, library
         cured._cured._set_python_sum(python_sum, cured.numpy_sum._NO_VALUE, cured.DEFAULT_VERSION)
 
 
-def test_torch_producer_on_another_stream(seed):
+def test_torch_producer_on_another_stream(seed, torch_reader):
     torch = need("torch")
     old, new = random_array(seed, np.dtype("float32"), 2**22), random_array(seed + 1, np.dtype("float32"), 2**22)
     t, t_new = torch.from_numpy(old).cuda(), torch.from_numpy(new).cuda()
@@ -445,6 +463,33 @@ def test_array_on_a_second_gpu(seed):
     for array in (cupy.asarray(wide), wide1):
         assert cured.fsum(array, axis=1).tobytes() == exact_rows.tobytes()
         assert cupy.cuda.runtime.getDevice() == 0
+
+
+def test_tensors_whose_memory_is_not_their_values_are_refused(seed):
+    """A tensor whose negative bit is set holds the negatives of its values (CuPy summed one to the
+    wrong sign through the protocols), a nested tensor has no one shape, a ZeroTensor and a functional
+    tensor's wrapper have no memory (data_ptr() 0), and one inside torch.func.vmap no storage:
+    each is refused on every path, and the GPU is still usable after (a read at address 0 would have
+    left the context broken); PyTorch's DLPack exchange API, which crashed on the last two kinds of
+    tensor, is never asked about them."""
+    torch = need("torch")
+    imaginary = random_array(seed, np.dtype("float32"), 4099)
+    x = (random_array(seed + 1, np.dtype("float32"), 4099) + 1j * imaginary).astype(np.complex64)
+    negated, negated_on_host = torch.from_numpy(x).cuda().conj().imag, torch.from_numpy(x).conj().imag
+    assert negated.is_neg() and negated_on_host.is_neg()
+    expected = cured.sum(-imaginary, device="cpu")
+    assert same_bits(cured.sum(negated.resolve_neg()), expected)
+    cases = [(negated, ValueError, "negative bit"), (negated_on_host, ValueError, "negative bit"),
+             (torch.nested.nested_tensor([negated.resolve_neg()[:3], negated.resolve_neg()[:5]]), TypeError, "nested"),
+             (torch._efficientzerotensor(4099, device="cuda"), ValueError, "null pointer for 4099 elements"),
+             (torch._to_functional_tensor(negated.resolve_neg()), ValueError, "null pointer for 4099 elements")]
+    for tensor, error_type, words in cases:
+        for kwargs in ({}, {"axis": 0}, {"dtype": np.float64}, {"out": torch.empty((), device="cuda")}):
+            with pytest.raises(error_type, match=words):
+                cured.sum(tensor, **kwargs)
+    with pytest.raises(RuntimeError, match="storage"):
+        torch.func.vmap(cured.sum)(negated.resolve_neg().reshape(4099, 1))
+    assert same_bits(cured.sum(negated.resolve_neg()), expected)
 
 
 def test_unsupported_device_arrays_are_refused():

@@ -50,10 +50,12 @@ def test_main_says_there_is_no_gpu():
 
 
 def test_pytorch_tensors_are_recognised_by_type_alone():
-    """The C reader of PyTorch tensors (interop.c), against a stand-in `torch` module (CI has no
-    PyTorch): a CUDA tensor is read from its attributes (its dtype reaches the accumulator check,
-    before any CUDA call), a CPU tensor or one that requires grad is left to the protocols, and
-    every other object is read as before once PyTorch is known."""
+    """The C reader of PyTorch tensors (interop_libraries.c), against a stand-in `torch` module (CI
+    has no PyTorch, and the stand-in no DLPack exchange API): a CUDA tensor is read from its
+    attributes (its dtype reaches the accumulator check, before any CUDA call), a CPU tensor or one
+    that requires grad is left to the protocols, and every other object is read as before once
+    PyTorch is known. Any tensor, a subclass's or a CPU one too, whose negative bit is set or that
+    is nested is refused on every path, and a CUDA tensor at address 0 before any CUDA call."""
     script = """
 import sys, types
 import numpy as np
@@ -67,13 +69,18 @@ for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint
     setattr(torch, name, object())
 
 class Tensor:
-    def __init__(self, values, is_cuda, requires_grad=False, layout=torch.strided, dtype=torch.float32):
+    def __init__(self, values, is_cuda, requires_grad=False, layout=torch.strided, dtype=torch.float32,
+                 negative=False, is_nested=False, address=0x10000):
         self.values, self.is_cuda, self.requires_grad, self.layout, self.dtype = values, is_cuda, requires_grad, layout, dtype
-        self.shape = values.shape
+        self.shape, self.negative, self.is_nested, self.address = values.shape, negative, is_nested, address
+    def is_neg(self): return self.negative
     def get_device(self): return 0
     def stride(self): return tuple(s // self.values.itemsize for s in self.values.strides)
-    def data_ptr(self): return 0x10000
+    def data_ptr(self): return self.address
     def __array__(self, dtype=None, copy=None): return self.values
+
+class Subclass(Tensor):
+    pass
 
 torch.Tensor = Tensor
 sys.modules["torch"] = torch
@@ -91,6 +98,22 @@ except Exception as error:
 for other in (Tensor(x, is_cuda=False), Tensor(x, is_cuda=True, requires_grad=True),
               Tensor(x, is_cuda=True, layout=torch.sparse_coo), [1, 2, 3, 4, 5, 6.0], x.tolist()):
     assert cured.sum(other, device="cpu") == 21, other
+refused = [(Tensor(x, is_cuda=True, negative=True), ValueError, "negative bit"),
+           (Tensor(x, is_cuda=False, negative=True), ValueError, "negative bit"),
+           (Subclass(x, is_cuda=True, negative=True), ValueError, "negative bit"),
+           (Tensor(x, is_cuda=True, is_nested=True), TypeError, "nested"),
+           (Tensor(x, is_cuda=True, address=0), ValueError, "null pointer for 6 elements")]
+for tensor, error_type, words in refused:
+    # axis= and keepdims= take the stand-in, which has no protocol, for a host array-like, whose
+    # address no one reads
+    for kwargs in ({}, {"device": "cpu"}) + (() if tensor.address == 0 else ({"axis": 0}, {"keepdims": True})):
+        try:
+            cured.sum(tensor, **kwargs)
+        except error_type as error:
+            assert words in str(error), (kwargs, error)
+        else:
+            raise AssertionError(("not refused", words, kwargs))
+assert cured.sum(Tensor(x, is_cuda=False), axis=0, device="cpu") == 21
 print("ok")
 """
     result = run("-c", script)
