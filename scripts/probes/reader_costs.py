@@ -6,14 +6,13 @@ in turns, as call_breakdown.py does. A probe for docs/ and the readers' comments
 
     python scripts/probes/reader_costs.py
 """
-import statistics
 import time
-import timeit
 
 import cupy
 import torch
 
 import cured
+from turns import timeit_in_turns  # this directory
 
 try:
     from numba import cuda as numba_cuda
@@ -28,12 +27,7 @@ class FixedInterface:
 
 def in_turns(subjects: dict, rounds: int = 15, number: int = 2000) -> dict:
     """Median ns a call of each subject (a statement and its globals), in turns."""
-    timers = {name: timeit.Timer(stmt, globals=g) for name, (stmt, g) in subjects.items()}
-    times = {name: [] for name in subjects}
-    for _ in range(rounds):
-        for name, timer in timers.items():
-            times[name].append(timer.timeit(number) / number * 1e9)
-    return {name: statistics.median(t) for name, t in times.items()}
+    return timeit_in_turns(subjects, rounds, number)
 
 
 def show(title: str, medians: dict) -> None:

@@ -16,14 +16,14 @@ comments and docs/call_time.md; nothing reads its output.
     python scripts/probes/torch_exchange.py
 """
 import ctypes
-import statistics
 import subprocess
 import sys
 import time
-import timeit
 
 import numpy as np
 import torch
+
+from turns import timeit_in_turns  # this directory
 
 
 class DLDevice(ctypes.Structure):
@@ -101,15 +101,6 @@ def child(kind):
     describe(api, kind, tensor)
 
 
-def in_turns(subjects, rounds=15, number=20000):
-    timers = {name: timeit.Timer(stmt, globals=g) for name, (stmt, g) in subjects.items()}
-    times = {name: [] for name in subjects}
-    for _ in range(rounds):
-        for name, timer in timers.items():
-            times[name].append(timer.timeit(number) / number * 1e9)
-    return {name: statistics.median(t) for name, t in times.items()}
-
-
 def main():
     import cupy
 
@@ -144,9 +135,9 @@ def main():
 
     t = torch.ones(1 << 14, device="cuda")
     g = {"t": t, "raw": torch._C._cuda_getCurrentRawStream, "dev": 0}
-    costs = in_turns({stmt: (stmt, g) for stmt in [
+    costs = timeit_in_turns({stmt: (stmt, g) for stmt in [
         "pass", "t.is_neg()", "t.is_nested", "t.is_cuda", "t.requires_grad", "t.layout", "t.data_ptr()",
-        "t.dtype", "t.get_device()", "t.shape", "t.stride()", "raw(dev)"]})
+        "t.dtype", "t.get_device()", "t.shape", "t.stride()", "raw(dev)"]}, rounds=15, number=20000)
     print("3. attribute costs from Python (ns):", ", ".join(f"{k} {v:.0f}" for k, v in costs.items()))
 
     class CAI:
@@ -168,7 +159,7 @@ def main():
                 "cai only": ("on(True); s(f)", {"s": cured.sum, "f": CAI(c), "on": exchange}),
                 "set_test_torch_exchange alone": ("on(True)", {"on": exchange}),
             }
-            medians = in_turns(subjects, rounds=9, number=2000)
+            medians = timeit_in_turns(subjects, rounds=9, number=2000)
             exchange(True)
             print(f"  {dtype} 2^{log2}:", ", ".join(f"{k} {v:.0f}" for k, v in medians.items()))
 

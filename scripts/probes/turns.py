@@ -1,6 +1,7 @@
-"""Timing shared by the probes: subjects in turns (device time, CuPy events), their table, and
-forced grids (cured's test hook)."""
+"""Timing shared by the probes: subjects in turns (device time, CuPy events; or host time,
+timeit), their table, and forced grids (cured's test hook)."""
 import statistics
+import timeit
 
 import cupy as cp
 
@@ -49,3 +50,14 @@ def forced(grid, fn):
         finally:
             _cured._set_test_launch(0, 0)
     return run
+
+
+def timeit_in_turns(subjects: dict, rounds: int, number: int) -> dict:
+    """Median ns a call of each subject (a statement and its globals), timed `number` calls at a
+    time by timeit, the subjects in turns for `rounds` rounds."""
+    timers = {name: timeit.Timer(stmt, globals=g) for name, (stmt, g) in subjects.items()}
+    times = {name: [] for name in subjects}
+    for _ in range(rounds):
+        for name, timer in timers.items():
+            times[name].append(timer.timeit(number) / number * 1e9)
+    return {name: statistics.median(t) for name, t in times.items()}
