@@ -18,8 +18,8 @@
  * missing attribute is looked up without raising AttributeError, a version 3 interface is read
  * without asking for DLPack's methods at all, and the common typestrs ("<f4", "|b1", ...) map to
  * NumPy's built-in dtypes without NumPy's parser. PyTorch's tensors and CuPy's arrays, the most
- * common inputs, and Numba's device arrays are read from their own attributes instead of the
- * protocols, and JAX's through the interface once computed (interop_libraries.c says what that
+ * common inputs, and Numba's device arrays are read from their own attributes (PyTorch's from 2.10
+ * through its DLPack C exchange API) instead of the protocols, and JAX's through the interface once computed (interop_libraries.c says what that
  * saves and what is still left to the protocols). */
 #include "interop_internal.h"
 

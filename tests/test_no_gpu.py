@@ -114,6 +114,12 @@ for tensor, error_type, words in refused:
         else:
             raise AssertionError(("not refused", words, kwargs))
 assert cured.sum(Tensor(x, is_cuda=False), axis=0, device="cpu") == 21
+try:  # an out= whose memory would hold the negative of what torch then reads from it
+    cured.sum(x, out=Tensor(x[:1].reshape(()), is_cuda=True, negative=True))
+except ValueError as error:
+    assert "negative bit" in str(error), error
+else:
+    raise AssertionError("a negated out= was not refused")
 print("ok")
 """
     result = run("-c", script)
