@@ -19,14 +19,13 @@
  * without asking for DLPack's methods at all, and the common typestrs ("<f4", "|b1", ...) map to
  * NumPy's built-in dtypes without NumPy's parser. PyTorch's tensors and CuPy's arrays, the most
  * common inputs, and Numba's device arrays are read from their own attributes (PyTorch's from 2.10
- * through its DLPack C exchange API) instead of the protocols, and JAX's through the interface once computed (interop_libraries.c says what that
- * saves and what is still left to the protocols). */
+ * through its DLPack C exchange API) instead of the protocols, and JAX's through the interface once
+ * computed (interop_libraries.c says what that saves and what is still left to the protocols). */
 #include "interop_internal.h"
 
 #include <string.h>
 
 #include "faults.h" /* last: it redefines the CUDA calls the host code makes */
-
 
 /* ---- names ------------------------------------------------------------------------------------ */
 
@@ -36,7 +35,8 @@ int device_array_init(void) {
     static const char *const text[NAMES] = {"__cuda_array_interface__", "__dlpack__", "__dlpack_device__", "version",
                                             "typestr", "shape", "strides", "data", "mask", "stream", "torch",
                                             "is_cuda", "requires_grad", "layout", "dtype", "get_device", "data_ptr",
-                                            "stride", "is_neg", "is_nested", "cupy", "_c_contiguous", "size", "ptr", "device_id",
+                                            "stride", "is_neg", "is_nested", "cupy", "_c_contiguous", "size", "ptr",
+                                            "device_id",
                                             "CUDA_ARRAY_INTERFACE_EXPORT_VERSION", "jax", "is_ready", "is_deleted",
                                             "numba.cuda.cudadrv.devicearray", "gpu_data", "device_pointer",
                                             "device_ctypes_pointer", "value"};
