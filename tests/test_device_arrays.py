@@ -329,8 +329,8 @@ def test_cupy_producer_on_another_stream(seed, protocol, monkeypatch):
 
 
 def test_torch_tensors_along_axes_into_out_and_on_the_host(seed, torch_reader):
-    """PyTorch tensors are read from their own attributes on every path: along axes, transposed,
-    into a tensor out=, and a CPU tensor through the host path."""
+    """PyTorch tensors are read by cured's own reader (the exchange API or the attributes) on every
+    path: along axes, transposed, into a tensor out=, and a CPU tensor through the host path."""
     torch = need("torch")
     x = random_array(seed, np.dtype("float32"), 600 * 70).reshape(600, 70)
     t = torch.from_numpy(x).cuda()
@@ -470,8 +470,8 @@ def test_tensors_whose_memory_is_not_their_values_are_refused(seed):
     wrong sign through the protocols), a nested tensor has no one shape, a ZeroTensor and a functional
     tensor's wrapper have no memory (data_ptr() 0), and one inside torch.func.vmap no storage:
     each is refused on every path, and the GPU is still usable after (a read at address 0 would have
-    left the context broken); PyTorch's DLPack exchange API, which crashed on the last two kinds of
-    tensor, is never asked about them."""
+    left the context broken); PyTorch's DLPack exchange API, which crashed on nested and vmap
+    tensors, is never asked about them."""
     torch = need("torch")
     imaginary = random_array(seed, np.dtype("float32"), 4099)
     x = (random_array(seed + 1, np.dtype("float32"), 4099) + 1j * imaginary).astype(np.complex64)
