@@ -101,6 +101,18 @@ int interop_set_layout(device_array *array, int ndim, const int64_t *shape, cons
     return 0;
 }
 
+int interop_set_dl_layout(device_array *array, const DLTensor *tensor, const char *what) {
+    if (tensor->ndim < 0 || tensor->ndim > MAX_PROTOCOL_DIMS) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: the %s has %d dimensions; at most %d are supported", what,
+                     tensor->ndim, MAX_PROTOCOL_DIMS);
+        return -1;
+    }
+    const int64_t item = (int64_t)PyDataType_ELSIZE(array->descr);
+    int64_t strides[MAX_PROTOCOL_DIMS];
+    for (int d = 0; d < tensor->ndim && tensor->strides != NULL; ++d) strides[d] = tensor->strides[d] * item;
+    return interop_set_layout(array, tensor->ndim, tensor->shape, tensor->strides != NULL ? strides : NULL, item);
+}
+
 int device_array_copy_unit(const device_array *array, int item_size) {
     const cured_layout *layout = &array->layout;
     const uintptr_t address = (uintptr_t)array->data;
@@ -443,17 +455,8 @@ int device_array_import(PyObject *obj, device_array *array, cudaStream_t stream)
     const int type = npy_type_of_dl(tensor->dtype);
     if (type < 0) goto fail;
     array->descr = PyArray_DescrFromType(type);
-    const int64_t item = (int64_t)PyDataType_ELSIZE(array->descr);
-    if (tensor->ndim < 0 || tensor->ndim > MAX_PROTOCOL_DIMS) {
-        PyErr_Format(PyExc_ValueError, "cured.sum: the DLPack array has %d dimensions; at most %d are supported",
-                     tensor->ndim, MAX_PROTOCOL_DIMS);
-        goto fail;
-    }
-    int64_t strides[MAX_PROTOCOL_DIMS];
-    for (int d = 0; d < tensor->ndim && tensor->strides != NULL; ++d) strides[d] = tensor->strides[d] * item;
     array->data = (const char *)tensor->data + tensor->byte_offset;
-    if (interop_set_layout(array, tensor->ndim, tensor->shape, tensor->strides != NULL ? strides : NULL, item) < 0 ||
-        refuse_null_data(array, "DLPack array") < 0)
+    if (interop_set_dl_layout(array, tensor, "DLPack array") < 0 || refuse_null_data(array, "DLPack array") < 0)
         goto fail;
     Py_DECREF(args);
     Py_DECREF(kwargs);

@@ -116,6 +116,10 @@ int interop_int_tuple(PyObject *tuple, const char *what, int64_t *out, int max);
  * the inner extent times the inner stride. Returns 0, or -1 with ValueError set. */
 int interop_set_layout(device_array *array, int ndim, const int64_t *shape, const int64_t *strides, int64_t item);
 
+/* interop_set_layout for a DLTensor (strides in elements, NULL: C-contiguous) whose dtype is
+ * already in array->descr; what names it in the error for too many dimensions. */
+int interop_set_dl_layout(device_array *array, const DLTensor *tensor, const char *what);
+
 /* A PyTorch tensor, a CuPy array or a Numba device array into *array from its library's own
  * attributes: 1; 0 when obj is another object or one left to the protocols; -1 with an exception
  * set. */

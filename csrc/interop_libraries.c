@@ -187,18 +187,14 @@ static int read_torch_exchange(PyObject *obj, device_array *array) {
     if (torch_api.exchange->dltensor_from_py_object_no_sync(obj, &tensor) < 0) return -1;
     const int type = interop_type_of_dl(tensor.dtype);
     if (type < 0) return 0;
-    if (tensor.device.device_type != DL_CUDA || tensor.ndim < 0 || tensor.ndim > MAX_PROTOCOL_DIMS) {
-        PyErr_Format(PyExc_ValueError, "cured.sum: PyTorch described a CUDA tensor as on DLPack device type %d with "
-                     "%d dimensions", (int)tensor.device.device_type, (int)tensor.ndim);
+    if (tensor.device.device_type != DL_CUDA) {
+        PyErr_Format(PyExc_ValueError, "cured.sum: PyTorch described a CUDA tensor as on DLPack device type %d",
+                     (int)tensor.device.device_type);
         return -1;
     }
     if (torch_api.exchange->current_work_stream(DL_CUDA, tensor.device.device_id, &stream) < 0) return -1;
     array->descr = PyArray_DescrFromType(type);
-    const int64_t item = (int64_t)PyDataType_ELSIZE(array->descr);
-    int64_t strides[MAX_PROTOCOL_DIMS];
-    for (int d = 0; d < tensor.ndim && tensor.strides != NULL; ++d) strides[d] = tensor.strides[d] * item;
-    if (interop_set_layout(array, tensor.ndim, tensor.shape, tensor.strides != NULL ? strides : NULL, item) < 0)
-        return -1;
+    if (interop_set_dl_layout(array, &tensor, "tensor") < 0) return -1;
     array->data = address;
     set_known_place(array, tensor.device.device_id, stream);
     ++exchange_reads;
