@@ -1,4 +1,4 @@
-"""What each attribute that csrc/interop.c reads costs, from Python (issue 12: a PyTorch tensor and a
+"""What each attribute that csrc/interop_libraries.c reads costs, from Python (issue 12: a PyTorch tensor and a
 Numba array cost more a call than an object holding a ready-made interface). Each expression is
 timed in turns with the others, batches of 2000, medians in nanoseconds; the C reader pays about
 the same less Python's own 20 to 40 ns an expression (the `pass` row). Then cured.sum on each input
@@ -41,17 +41,19 @@ n = 1 << 14
 c = cupy.random.standard_normal(n, dtype="float32")
 t = torch.from_dlpack(c)
 g = {"t": t, "torch": torch, "raw": torch._C._cuda_getCurrentRawStream, "dev": 0}
-show("PyTorch tensor, float32 2^14 (the reader's attributes first)", in_turns({
+show("PyTorch tensor, float32 2^14 (what both readers read, then what the exchange API replaces)", in_turns({
     "pass": ("pass", g),
+    "t.is_neg()": ("t.is_neg()", g),
+    "t.is_nested": ("t.is_nested", g),
     "t.is_cuda": ("t.is_cuda", g),
     "t.requires_grad": ("t.requires_grad", g),
     "t.layout": ("t.layout", g),
-    "t.dtype": ("t.dtype", g),
-    "t.get_device()": ("t.get_device()", g),
-    "t.shape": ("t.shape", g),
-    "t.stride()": ("t.stride()", g),
     "t.data_ptr()": ("t.data_ptr()", g),
-    "_cuda_getCurrentRawStream(0)": ("raw(dev)", g),
+    "(attributes) t.dtype": ("t.dtype", g),
+    "(attributes) t.get_device()": ("t.get_device()", g),
+    "(attributes) t.shape": ("t.shape", g),
+    "(attributes) t.stride()": ("t.stride()", g),
+    "(attributes) _cuda_getCurrentRawStream(0)": ("raw(dev)", g),
     "(others) t.device": ("t.device", g),
     "(others) t.is_contiguous()": ("t.is_contiguous()", g),
     "(others) t.numel()": ("t.numel()", g),
