@@ -1,8 +1,8 @@
-"""What each attribute that csrc/interop_libraries.c reads costs, from Python (issue 12: a PyTorch tensor and a
-Numba array cost more a call than an object holding a ready-made interface). Each expression is
-timed in turns with the others, batches of 2000, medians in nanoseconds; the C reader pays about
-the same less Python's own 20 to 40 ns an expression (the `pass` row). Then cured.sum on each input
-in turns, as call_breakdown.py does. A probe for docs/ and the readers' comments; nothing reads it.
+"""What each attribute that csrc/interop_libraries.c reads costs, from Python (issue 12: a PyTorch
+tensor and a Numba array cost more a call than an object holding a ready-made interface). Each
+expression is timed in turns with the others, batches of 2000, medians in nanoseconds; the C reader
+pays about the same less Python's own 20 to 40 ns an expression (the `pass` row). Then cured.sum on
+each input in turns, as call_breakdown.py does. A probe for docs/ and the readers' comments; nothing reads it.
 
     python scripts/probes/reader_costs.py
 """
