@@ -2,7 +2,8 @@
 tensor and a Numba array cost more a call than an object holding a ready-made interface). Each
 expression is timed in turns with the others, batches of 2000, medians in nanoseconds; the C reader
 pays about the same less Python's own 20 to 40 ns an expression (the `pass` row). Then cured.sum on
-each input in turns, as call_breakdown.py does. A probe for docs/ and the readers' comments; nothing reads it.
+each input in turns, as call_breakdown.py does. A probe for docs/ and the readers' comments; nothing
+reads it.
 
     python scripts/probes/reader_costs.py
 """
