@@ -111,7 +111,13 @@ static block_adder fast[CURED_NUM_DTYPES][2];
 enum { READ_REVERSED, READ_EVERY_OTHER, IN_PLACE_READS };
 static block_adder in_place[IN_PLACE_READS][2];
 
+/* A transposed float64 matrix's tiles from its columns where they lie: transposed_task_f64 where the
+ * CPU has AVX2, else NULL (transposed_in_place). */
+static void (*transposed_task)(void *context, int64_t task);
+
 #ifdef CURED_AVX2
+static void transposed_task_f64(void *context, int64_t task);
+
 /* Loaders: the 8 floats (4 doubles) of a block's C order from element `at` of a block whose element
  * 0 is at p. A contiguous block's are its memory; a 1-D view's blocks are also read where they lie,
  * reversed (p its highest address) or every other element, so that V9's chains get the same
@@ -300,10 +306,59 @@ DEFINE_WORDS_ADDERS(f16, WIDEN_F16, "avx2,f16c")
 DEFINE_WORDS_ADDERS(i16, WIDEN_I16, "avx2")
 DEFINE_WORDS_ADDERS(u16, WIDEN_U16, "avx2")
 
+/* A transposed float64 matrix's chains where they lie, without its gather: v = a.T (v's C order
+ * runs down a's columns) of a matrix a of `rows` R, a power of two from 16 to 512, whose columns are
+ * consecutive doubles and whose rows lie `pitch` bytes apart. A block (512 doubles) then holds P =
+ * 512 / R whole columns of a, and thread i's chain reads, in column b * P + floor(2i / R) of each
+ * block b of its tile, rows 2i mod R and the next: the same V rows in every P-th column, in block
+ * order. So two rows' 16-byte loads of columns c and c + 1, unpacked in lanes, are 4 chains' next
+ * element of column c and of column c + 1: with P >= 2 column c + 1 belongs to the chains of
+ * floor(2i / R) + 1 (the same rows), with P = 1 to the same chains' next block. Each chain adds its
+ * elements in the model's order; a column past the matrix's end is not read, its lanes added as +0,
+ * which leaves a chain begun at +0 as it was (as the kernel's zeros past the end do). lanes[] gets
+ * the tile's 256 chains in thread order; `columns` are those of the tile that exist (all of its
+ * length's R-th part but at the matrix's end), from column 0 at `src`. */
+__attribute__((target("avx2"))) static inline __m256d two_rows_f64(const char *low, const char *high, int pair) {
+    const __m128d l = pair ? _mm_loadu_pd((const double *)low) : _mm_load_sd((const double *)low);
+    const __m128d h = pair ? _mm_loadu_pd((const double *)high) : _mm_load_sd((const double *)high);
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(l), h, 1);
+}
+
+__attribute__((target("avx2"))) static void transposed_chains_f64(const char *src, int64_t pitch, int64_t rows,
+                                                                    int64_t columns, double *lanes) {
+    const int64_t per_block = 512 / rows, column_step = per_block > 1 ? per_block : 2;
+    for (int64_t q = 0; q < (per_block > 1 ? per_block : 1); q += 2)
+        for (int64_t r = 0; r < rows; r += 16) { /* rows r..r+15: chains q*R/2 + r/2 .. +7 (and of q + 1) */
+            __m256d even[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+            __m256d odd[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+            for (int64_t c = q; c < columns; c += column_step) {
+                const int pair = c + 1 < columns;
+                for (int h = 0; h < 2; ++h) { /* rows r + 8h .. r + 8h + 7: chains + 4h */
+                    const char *row = src + (r + 8 * h) * pitch + c * (int64_t)sizeof(double);
+                    /* lanes: rows +0, +4, +2, +6 (element 0) and +1, +5, +3, +7 (element 1) */
+                    const __m256d a0 = two_rows_f64(row, row + 2 * pitch, pair);
+                    const __m256d b0 = two_rows_f64(row + 4 * pitch, row + 6 * pitch, pair);
+                    const __m256d a1 = two_rows_f64(row + pitch, row + 3 * pitch, pair);
+                    const __m256d b1 = two_rows_f64(row + 5 * pitch, row + 7 * pitch, pair);
+                    even[h] = _mm256_add_pd(even[h], _mm256_unpacklo_pd(a0, b0));
+                    even[h] = _mm256_add_pd(even[h], _mm256_unpacklo_pd(a1, b1));
+                    __m256d *next = per_block > 1 ? &odd[h] : &even[h];
+                    *next = _mm256_add_pd(*next, _mm256_unpackhi_pd(a0, b0));
+                    *next = _mm256_add_pd(*next, _mm256_unpackhi_pd(a1, b1));
+                }
+            }
+            double *chains = lanes + q * rows / 2 + r / 2;
+            for (int h = 0; h < 2; ++h) { /* lanes (0, 2, 1, 3) into thread order */
+                _mm256_storeu_pd(chains + 4 * h, _mm256_permute4x64_pd(even[h], 0xD8));
+                if (per_block > 1) _mm256_storeu_pd(chains + rows / 2 + 4 * h, _mm256_permute4x64_pd(odd[h], 0xD8));
+            }
+        }
+}
 static void choose_fast(void) {
     memcpy(fast, plain, sizeof fast);
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2")) return;
+    transposed_task = transposed_task_f64;
     fast[CURED_FLOAT32][0] = (block_adder){add_f32_f32_avx2, f32_to_thread_order, NULL};
     fast[CURED_FLOAT64][1] = (block_adder){NULL, f64_to_thread_order, add_f64_f64_blocks_avx2};
     fast[CURED_FLOAT32][1] = (block_adder){add_f32_f64_avx2, NULL, NULL};
@@ -489,6 +544,32 @@ static void add_with(const block_adder *adder, void *lanes, const char *const *b
 DEFINE_TILES(float, f32)
 DEFINE_TILES(double, f64)
 
+#ifdef CURED_AVX2
+/* A transposed float64 matrix's tiles (transposed_in_place), each from its columns where they lie. */
+static void transposed_task_f64(void *context, int64_t task) {
+    const tiles_job *job = (const tiles_job *)context;
+    const cured_strided *matrix = job->strided;
+    const int64_t rows = matrix->shape[1], columns = matrix->shape[0], tile_columns = job->t.tile / rows;
+    double *partials = (double *)job->partials, lanes[THREADS];
+    for (int64_t tile = task * job->tiles_a_task; tile < (task + 1) * job->tiles_a_task && tile < job->t.tiles; ++tile) {
+        const int64_t first = tile * tile_columns, left = columns - first;
+        transposed_chains_f64(matrix->src + first * (int64_t)sizeof(double), matrix->from[1], rows,
+                              left < tile_columns ? left : tile_columns, lanes);
+        partials[tile] = warps_tree_f64(lanes);
+    }
+}
+#endif
+
+/* Whether `strided` is a transposed float64 matrix summed into double whose chains
+ * transposed_chains_f64 reads where they lie: two dimensions, the first (a's columns) of
+ * consecutive doubles, the last (a's rows) of a power of two from 16 to 512. */
+static int transposed_in_place(cured_dtype dtype, cured_acc acc, const cured_strided *strided) {
+    pthread_once(&fast_once, choose_fast);
+    if (transposed_task == NULL || cured_cpu_plain() || dtype != CURED_FLOAT64 || acc != CURED_ACC_FLOAT64) return 0;
+    const int64_t rows = strided->ndim == 2 ? strided->shape[1] : 0;
+    return strided->from[0] == (int64_t)sizeof(double) && rows >= 16 && rows <= 512 && (rows & (rows - 1)) == 0;
+}
+
 /* ---- the sum ----------------------------------------------------------------------------------- */
 
 /* The bytes from an element of a strided float input to the next in C order where V9's chains read
@@ -521,13 +602,16 @@ static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, con
     const int in_place_read = step == -item ? READ_REVERSED : READ_EVERY_OTHER;
     if (step != 0) in = strided->src, strided = NULL; /* read in place, as contiguous input is */
     const int64_t reach = step != 0 ? n * (step < 0 ? -step : step) : n * item; /* bytes the reads span */
+    /* A transposed float64 matrix of 16 to 512 rows (a power of two) is read where it lies, as a
+     * contiguous input is, tile by tile; other strided inputs are gathered a range at a time. */
+    const int transposed = strided != NULL && transposed_in_place(dtype, acc, strided);
     cured_strided plan; /* strided, its passes fitted to the threads */
     /* A strided input's blocks are read from a gathered range, which the cache holds. */
     const int cached = strided != NULL || reach / threads <= CACHED_BYTES_A_THREAD;
     tiles_job job = {in, step != 0 ? step : item, dtype, n, t, adder, step != 0 ? in_place[in_place_read][is_double] : adder,
                      partials, 0, cached ? BLOCKS_AT_ONCE : 1, strided, 0, 0, &failed};
     int64_t tasks;
-    if (strided == NULL) {
+    if (strided == NULL || transposed) {
         tasks = cured_cpu_tasks_for(threads, t.tiles);
         job.tiles_a_task = cured_ceil_div(t.tiles, tasks);
     } else {
@@ -538,8 +622,9 @@ static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, con
         tasks = cured_ceil_div(units, job.units_a_task);
     }
     cured_pool_run(tasks, threads,
-                   strided != NULL ? (is_double ? strided_task_f64 : strided_task_f32)
-                                   : (is_double ? tiles_task_f64 : tiles_task_f32),
+                   transposed         ? transposed_task
+                   : strided != NULL ? (is_double ? strided_task_f64 : strided_task_f32)
+                                     : (is_double ? tiles_task_f64 : tiles_task_f32),
                    (void *)&job);
     if (!failed && is_double) {
         const double sum = combine_f64((const double *)partials, t.tiles);

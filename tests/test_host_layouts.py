@@ -210,6 +210,36 @@ def test_views_read_in_place_read_nothing_outside_them(seed, dtype, cpu_tiles):
                     assert cured.sum(view, device="cpu").tobytes() == want, (count, view.strides, at, threads)
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="maps inaccessible pages with mprotect (Linux)")
+def test_transposed_float64_matrices_read_in_place(seed, cpu_tiles):
+    """A float64 matrix of 16 to 512 rows (a power of two) transposed, a.T, is summed from its
+    columns where they lie (cpu_tiles.c's transposed_chains_f64: two rows' 16-byte loads unpacked
+    into four chains' lanes, 1 to 32 of a's columns a 4 KiB block): with 1 to 130 columns (tiles cut
+    by the end, an odd last column read alone), rows further apart than the columns (a slice of a
+    wider matrix), rows reversed, a source that starts right after or ends right before an
+    inaccessible page (nothing outside it is read), on 1 and 3 threads and with the portable C
+    chains, which gather it, it has the bits of its C-order copy; so do the row counts around them
+    (8, 24, 1024), which are gathered."""
+    memory, low, high = guarded_memory(512 * 131 * 8)
+    for rows in (8, 16, 24, 32, 64, 128, 256, 512, 1024):
+        for columns in (1, 2, 3, 8, 33, 64, 130):
+            if rows * columns * 8 > high - low:
+                continue
+            values = random_array(seed + rows + columns, np.dtype("float64"), rows * columns)
+            wide = random_array(seed + rows * columns, np.dtype("float64"), rows * (columns + 5))
+            views = [values.reshape(rows, columns).T, wide.reshape(rows, columns + 5)[:, 3:3 + columns].T,
+                     values.reshape(rows, columns)[::-1].T]
+            for at in (low, high - rows * columns * 8):
+                guarded = np.frombuffer(memory, np.float64, rows * columns, at).reshape(rows, columns)
+                guarded[...] = values.reshape(rows, columns)
+                views.append(guarded.T)
+            for view in views:
+                want = cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
+                for threads, plain in ((1, False), (3, False), (1, True)):
+                    cpu_tiles(threads, plain)
+                    assert cured.sum(view, device="cpu").tobytes() == want, (view.shape, view.strides, threads, plain)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_empty_transposed_matrices_along_axes(dtype):
     """Matrices with no rows or no columns whose strides are a transpose's (as reshapes and
