@@ -21,7 +21,8 @@
  *    array is read once, where a C-order copy first was written whole and read again. A 1-D view
  *    (once dimensions merge) reversed or of every other element, float32 or float64, is not even
  *    gathered: its blocks are read where they lie, by loads that leave its C order in the
- *    registers (in_place).
+ *    registers (in_place); nor is a transposed float64 matrix of 16 to 512 rows, a power of two,
+ *    whose chains each read two of its rows (transposed_chains_f64).
  *
  * How the work is cut among the pool's threads, and a strided input's ranges: cpu_work.c. Integer
  * accumulators, whose order is free, are summed in cpu_integers.c. */
@@ -317,7 +318,12 @@ DEFINE_WORDS_ADDERS(u16, WIDEN_U16, "avx2")
  * elements in the model's order; a column past the matrix's end is not read, its lanes added as +0,
  * which leaves a chain begun at +0 as it was (as the kernel's zeros past the end do). lanes[] gets
  * the tile's 256 chains in thread order; `columns` are those of the tile that exist (all of its
- * length's R-th part but at the matrix's end), from column 0 at `src`. */
+ * length's R-th part but at the matrix's end), from column 0 at `src`.
+ * Where the gather wrote a range of the C order into a buffer before the chains read it, this
+ * reads the matrix once. H200's 16-CPU host, strided_threads.py, wall time in turns with
+ * numpy.sum, one thread (2026-11-29 02:28 / 02:31 UTC, two hosts' speeds): float64 (256, 128) .T
+ * 14.1 / 9.1 us against 18.0 / 10.3, (256, 256) .T 26.9 / 17.0 against 31.7 / 18.4; gathered, on
+ * the same kind of host the day before (12:16 UTC), (256, 128) .T took 20.8 us against 12.5. */
 __attribute__((target("avx2"))) static inline __m256d two_rows_f64(const char *low, const char *high, int pair) {
     const __m128d l = pair ? _mm_loadu_pd((const double *)low) : _mm_load_sd((const double *)low);
     const __m128d h = pair ? _mm_loadu_pd((const double *)high) : _mm_load_sd((const double *)high);
@@ -655,6 +661,14 @@ static int is_v9(const cured_version *v) {
  * build machine, whose cores read two to three times as fast, they lost there (28.7 against 20.1)
  * and won from 1 MiB. */
 #define STRIDED_WORK 4
+/* ... but a transposed float64 matrix read in place (transposed_in_place) counts its bytes, as a
+ * contiguous input does. H200's host, strided_threads.py, wall time in turns, two runs (2026-11-29
+ * 02:28 and 02:31 UTC): with its bytes counted four times it went to the threads from 512 KiB, where
+ * one thread was faster (float64 (256, 256) .T on the threads then picked 43.7 us, on one 26.9,
+ * numpy.sum 31.7); twice, from 1 MiB ((512, 256) .T picked 42.0, one thread 32.5, numpy.sum 34.4).
+ * Forced as this rule now picks, one thread beat numpy.sum up to 1 MiB in both runs (9.1 to 47.1 us
+ * against 10.3 to 56.1) and so did 8 threads at 2 MiB ((512, 512) .T 57.4 / 52.1 against 90.5 /
+ * 82.5). */
 
 /* V9's sum of contiguous `in` or (in NULL) of `strided`. */
 static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_strided *strided, int64_t n,
@@ -664,7 +678,9 @@ static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_
     const int integers = acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64;
     const int64_t step = strided != NULL && !integers ? in_place_step(dtype, acc, strided) : 0;
     /* A view read in place counts the bytes its reads span (every other element: twice its own). */
-    const int64_t strided_work = step != 0 ? work * (step < 0 ? -step : step) / item : work * STRIDED_WORK;
+    const int64_t strided_work = step != 0 ? work * (step < 0 ? -step : step) / item
+                                 : strided != NULL && transposed_in_place(dtype, acc, strided) ? work
+                                                                                                : work * STRIDED_WORK;
     const int threads = cured_cpu_threads_for(strided != NULL && !integers ? strided_work : work);
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
     if (n == 0) return 0;
