@@ -311,8 +311,8 @@ DEFINE_WORDS_ADDERS(u16, WIDEN_U16, "avx2")
  * runs down a's columns) of a matrix a of `rows` R, a power of two from 16 to 512, whose columns are
  * consecutive doubles and whose rows lie `pitch` bytes apart. A block (512 doubles) then holds P =
  * 512 / R whole columns of a, and thread i's chain reads, in column b * P + floor(2i / R) of each
- * block b of its tile, rows 2i mod R and the next: the same V rows in every P-th column, in block
- * order. So two rows' 16-byte loads of columns c and c + 1, unpacked in lanes, are 4 chains' next
+ * block b of its tile, rows 2i mod R and the next: the same two rows in every P-th column, in
+ * block order. So two rows' 16-byte loads of columns c and c + 1, unpacked in lanes, are 4 chains' next
  * element of column c and of column c + 1: with P >= 2 column c + 1 belongs to the chains of
  * floor(2i / R) + 1 (the same rows), with P = 1 to the same chains' next block. Each chain adds its
  * elements in the model's order; a column past the matrix's end is not read, its lanes added as +0,
@@ -595,9 +595,9 @@ static int64_t in_place_step(cured_dtype dtype, cured_acc acc, const cured_strid
 }
 
 /* V9's float sum, of contiguous `in` or (in NULL) of `strided`, on `threads` threads; `step`:
- * in_place_step's for `strided`. */
+ * in_place_step's for `strided`; `transposed`: transposed_in_place's. */
 static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, const cured_strided *strided,
-                           int64_t step, int64_t n, int threads, void *result) {
+                           int64_t step, int transposed, int64_t n, int threads, void *result) {
     pthread_once(&fast_once, choose_fast);
     const int item = cured_dtype_size(dtype), is_double = acc == CURED_ACC_FLOAT64;
     const cured_tiles t = cured_tiles_of(THREADS, VECTORS, item, n);
@@ -608,16 +608,13 @@ static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, con
     const int in_place_read = step == -item ? READ_REVERSED : READ_EVERY_OTHER;
     if (step != 0) in = strided->src, strided = NULL; /* read in place, as contiguous input is */
     const int64_t reach = step != 0 ? n * (step < 0 ? -step : step) : n * item; /* bytes the reads span */
-    /* A transposed float64 matrix of 16 to 512 rows (a power of two) is read where it lies, as a
-     * contiguous input is, tile by tile; other strided inputs are gathered a range at a time. */
-    const int transposed = strided != NULL && transposed_in_place(dtype, acc, strided);
     cured_strided plan; /* strided, its passes fitted to the threads */
     /* A strided input's blocks are read from a gathered range, which the cache holds. */
     const int cached = strided != NULL || reach / threads <= CACHED_BYTES_A_THREAD;
     tiles_job job = {in, step != 0 ? step : item, dtype, n, t, adder, step != 0 ? in_place[in_place_read][is_double] : adder,
                      partials, 0, cached ? BLOCKS_AT_ONCE : 1, strided, 0, 0, &failed};
     int64_t tasks;
-    if (strided == NULL || transposed) {
+    if (strided == NULL || transposed) { /* tile by tile, as a contiguous input */
         tasks = cured_cpu_tasks_for(threads, t.tiles);
         job.tiles_a_task = cured_ceil_div(t.tiles, tasks);
     } else {
@@ -677,10 +674,11 @@ static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_
     const int64_t work = cured_cpu_work_bytes(n, item);
     const int integers = acc == CURED_ACC_INT64 || acc == CURED_ACC_UINT64;
     const int64_t step = strided != NULL && !integers ? in_place_step(dtype, acc, strided) : 0;
+    const int transposed = strided != NULL && transposed_in_place(dtype, acc, strided);
     /* A view read in place counts the bytes its reads span (every other element: twice its own). */
-    const int64_t strided_work = step != 0 ? work * (step < 0 ? -step : step) / item
-                                 : strided != NULL && transposed_in_place(dtype, acc, strided) ? work
-                                                                                                : work * STRIDED_WORK;
+    const int64_t strided_work = step != 0    ? work * (step < 0 ? -step : step) / item
+                                 : transposed ? work
+                                              : work * STRIDED_WORK;
     const int threads = cured_cpu_threads_for(strided != NULL && !integers ? strided_work : work);
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
     if (n == 0) return 0;
@@ -690,7 +688,7 @@ static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_
         memcpy(result, &sum, sizeof sum);
         return failed;
     }
-    return float_tiles_sum(dtype, acc, (const char *)in, strided, step, n, threads, result);
+    return float_tiles_sum(dtype, acc, (const char *)in, strided, step, transposed, n, threads, result);
 }
 
 int cured_cpu_tiles_sum(const cured_version *v, cured_dtype dtype, cured_acc acc, const void *in, int64_t n,
