@@ -21,8 +21,9 @@
  *    array is read once, where a C-order copy first was written whole and read again. A 1-D view
  *    (once dimensions merge) reversed or of every other element, float32 or float64, is not even
  *    gathered: its blocks are read where they lie, by loads that leave its C order in the
- *    registers (in_place); nor is a transposed float64 matrix of 16 to 512 rows, a power of two,
- *    whose chains each read two of its rows (transposed_chains_f64).
+ *    registers (in_place); nor is a transposed float32 matrix of 32 to 1024 rows or a float64 one
+ *    of 16 to 512, a power of two, whose chains each read four or two of its rows
+ *    (transposed_chains_f32, _f64).
  *
  * How the work is cut among the pool's threads, and a strided input's ranges: cpu_work.c. Integer
  * accumulators, whose order is free, are summed in cpu_integers.c. */
@@ -112,11 +113,12 @@ static block_adder fast[CURED_NUM_DTYPES][2];
 enum { READ_REVERSED, READ_EVERY_OTHER, IN_PLACE_READS };
 static block_adder in_place[IN_PLACE_READS][2];
 
-/* A transposed float64 matrix's tiles from its columns where they lie: transposed_task_f64 where the
- * CPU has AVX2, else NULL (transposed_in_place). */
-static void (*transposed_task)(void *context, int64_t task);
+/* A transposed float32 [0] or float64 [1] matrix's tiles from its columns where they lie:
+ * transposed_task_f32 and _f64 where the CPU has AVX2, else NULL (transposed_in_place). */
+static void (*transposed_task[2])(void *context, int64_t task);
 
 #ifdef CURED_AVX2
+static void transposed_task_f32(void *context, int64_t task);
 static void transposed_task_f64(void *context, int64_t task);
 
 /* Loaders: the 8 floats (4 doubles) of a block's C order from element `at` of a block whose element
@@ -360,11 +362,80 @@ __attribute__((target("avx2"))) static void transposed_chains_f64(const char *sr
             }
         }
 }
+
+/* A transposed float32 matrix's chains where they lie, as transposed_chains_f64's: a of `rows` R, a
+ * power of two from 32 to 1024, so that a block (1024 floats) holds P = 1024 / R whole columns and
+ * thread i's chain reads, in column b * P + floor(4i / R) of each block b, rows 4i mod R to + 3.
+ * Rows r .. r + 31 (chains r/4 .. r/4 + 7 of a column) are loaded 16 bytes a row: four columns,
+ * c .. c + 3, of every row, two rows a register (rows r + 4m + j and r + 16 + 4m + j in its halves),
+ * and an in-lane 4x4 transpose of the four registers of one j gives, for each column, element j of
+ * the 8 chains, in thread order. The four columns are chain groups x mod P4 (P4 = min(P, 4)): with
+ * P >= 4 four groups, with P = 2 two (columns c + 2, c + 3 their next block), with P = 1 one. Each
+ * chain adds its columns in order and its elements j in order, as the model does; a column past the
+ * matrix's end is not read (a masked load), its lanes added as +0.
+ * H200's 16-CPU host, strided_threads.py, wall time in turns with numpy.sum, two runs (2026-11-29
+ * 04:15 UTC), against the gather (03:50 UTC, another host of that kind): float32 (256, 128) .T 6.4 /
+ * 6.5 us against numpy.sum's 9.2 / 9.7 (gathered 12.1 against 11.3), (256, 256) .T 11.4 / 11.5
+ * against 17.6 / 17.8 (24.5 against 27.7), (512, 256) .T 23.6 / 23.2 against 33.0 / 31.5 (44.5
+ * against 37.6), one thread each; (512, 512) .T 48.4 / 47.2 against 61.0 / 59.3 (one thread; 4
+ * threads took 34 to 40); 1024 rows on 8 to 16 threads: (1024, 512) .T 62.9 / 53.3 against 181.8 /
+ * 115.1 (71.7 against 169.4). */
+__attribute__((target("avx2"))) static inline __m256 two_rows_f32(const char *low, const char *high, int full,
+                                                                  __m128i mask) {
+    const __m128 l = full ? _mm_loadu_ps((const float *)low) : _mm_maskload_ps((const float *)low, mask);
+    const __m128 h = full ? _mm_loadu_ps((const float *)high) : _mm_maskload_ps((const float *)high, mask);
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(l), h, 1);
+}
+
+/* Columns c .. c + 3 of rows r .. r + 31 (at `row`, rows `pitch` apart) added to acc[x mod groups]
+ * in column order, each column's elements j = 0 .. 3 in order; `live` of the columns exist. */
+__attribute__((target("avx2"))) static inline void add_four_columns_f32(const char *row, int64_t pitch, int64_t live,
+                                                                         int groups, __m256 *acc) {
+    const int full = live >= 4;
+    const __m128i mask = _mm_cmpgt_epi32(_mm_set1_epi32((int)(live < 4 ? live : 4)), _mm_setr_epi32(0, 1, 2, 3));
+    __m256 column[4][4]; /* [x][j]: element j of the 8 chains in column c + x */
+    for (int j = 0; j < 4; ++j) {
+        __m256 r[4];
+        for (int m = 0; m < 4; ++m)
+            r[m] = two_rows_f32(row + (4 * m + j) * pitch, row + (16 + 4 * m + j) * pitch, full, mask);
+        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        column[0][j] = _mm256_shuffle_ps(t0, t2, 0x44);
+        column[1][j] = _mm256_shuffle_ps(t0, t2, 0xEE);
+        column[2][j] = _mm256_shuffle_ps(t1, t3, 0x44);
+        column[3][j] = _mm256_shuffle_ps(t1, t3, 0xEE);
+    }
+    for (int x = 0; x < 4; ++x)
+        for (int j = 0; j < 4; ++j) acc[x % groups] = _mm256_add_ps(acc[x % groups], column[x][j]);
+}
+
+/* The chains of groups q .. q + groups - 1, rows r .. r + 31; `groups` a constant once inlined. */
+__attribute__((target("avx2"))) static inline void transposed_rows_f32(const char *src, int64_t pitch, int64_t rows,
+                                                                        int64_t columns, int64_t q, int64_t r,
+                                                                        int groups, float *lanes) {
+    const int64_t per_block = 1024 / rows, column_step = per_block >= 4 ? per_block : 4;
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int64_t c = q; c < columns; c += column_step)
+        add_four_columns_f32(src + r * pitch + c * (int64_t)sizeof(float), pitch, columns - c, groups, acc);
+    for (int g = 0; g < groups; ++g) _mm256_storeu_ps(lanes + (q + g) * rows / 4 + r / 4, acc[g]);
+}
+
+__attribute__((target("avx2"))) static void transposed_chains_f32(const char *src, int64_t pitch, int64_t rows,
+                                                                    int64_t columns, float *lanes) {
+    const int64_t per_block = 1024 / rows;
+    for (int64_t q = 0; q < (per_block >= 4 ? per_block : 1); q += 4)
+        for (int64_t r = 0; r < rows; r += 32) {
+            if (per_block >= 4) transposed_rows_f32(src, pitch, rows, columns, q, r, 4, lanes);
+            else if (per_block == 2) transposed_rows_f32(src, pitch, rows, columns, q, r, 2, lanes);
+            else transposed_rows_f32(src, pitch, rows, columns, q, r, 1, lanes);
+        }
+}
 static void choose_fast(void) {
     memcpy(fast, plain, sizeof fast);
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2")) return;
-    transposed_task = transposed_task_f64;
+    transposed_task[0] = transposed_task_f32;
+    transposed_task[1] = transposed_task_f64;
     fast[CURED_FLOAT32][0] = (block_adder){add_f32_f32_avx2, f32_to_thread_order, NULL};
     fast[CURED_FLOAT64][1] = (block_adder){NULL, f64_to_thread_order, add_f64_f64_blocks_avx2};
     fast[CURED_FLOAT32][1] = (block_adder){add_f32_f64_avx2, NULL, NULL};
@@ -551,29 +622,36 @@ DEFINE_TILES(float, f32)
 DEFINE_TILES(double, f64)
 
 #ifdef CURED_AVX2
-/* A transposed float64 matrix's tiles (transposed_in_place), each from its columns where they lie. */
-static void transposed_task_f64(void *context, int64_t task) {
-    const tiles_job *job = (const tiles_job *)context;
-    const cured_strided *matrix = job->strided;
-    const int64_t rows = matrix->shape[1], columns = matrix->shape[0], tile_columns = job->t.tile / rows;
-    double *partials = (double *)job->partials, lanes[THREADS];
-    for (int64_t tile = task * job->tiles_a_task; tile < (task + 1) * job->tiles_a_task && tile < job->t.tiles; ++tile) {
-        const int64_t first = tile * tile_columns, left = columns - first;
-        transposed_chains_f64(matrix->src + first * (int64_t)sizeof(double), matrix->from[1], rows,
-                              left < tile_columns ? left : tile_columns, lanes);
-        partials[tile] = warps_tree_f64(lanes);
+/* A transposed matrix's tiles (transposed_in_place), each from its columns where they lie. */
+#define DEFINE_TRANSPOSED_TASK(ACC_T, SUFFIX)                                                      \
+    static void transposed_task_##SUFFIX(void *context, int64_t task) {                            \
+        const tiles_job *job = (const tiles_job *)context;                                         \
+        const cured_strided *matrix = job->strided;                                                \
+        const int64_t rows = matrix->shape[1], columns = matrix->shape[0], tile_columns = job->t.tile / rows; \
+        ACC_T *partials = (ACC_T *)job->partials, lanes[THREADS];                                  \
+        for (int64_t tile = task * job->tiles_a_task; tile < (task + 1) * job->tiles_a_task && tile < job->t.tiles; ++tile) { \
+            const int64_t first = tile * tile_columns, left = columns - first;                     \
+            transposed_chains_##SUFFIX(matrix->src + first * (int64_t)sizeof(ACC_T), matrix->from[1], rows, \
+                                       left < tile_columns ? left : tile_columns, lanes);          \
+            partials[tile] = warps_tree_##SUFFIX(lanes);                                           \
+        }                                                                                          \
     }
-}
+DEFINE_TRANSPOSED_TASK(float, f32)
+DEFINE_TRANSPOSED_TASK(double, f64)
 #endif
 
-/* Whether `strided` is a transposed float64 matrix summed into double whose chains
- * transposed_chains_f64 reads where they lie: two dimensions, the first (a's columns) of
- * consecutive doubles, the last (a's rows) of a power of two from 16 to 512. */
+/* Whether `strided` is a transposed float matrix summed in its own type whose chains
+ * transposed_chains_f32 or _f64 read where they lie: two dimensions, the first (a's columns) of
+ * consecutive elements, the last (a's rows) a power of two from 32 to 1024 (float32) or from 16 to
+ * 512 (float64): a block's whole columns. */
 static int transposed_in_place(cured_dtype dtype, cured_acc acc, const cured_strided *strided) {
     pthread_once(&fast_once, choose_fast);
-    if (transposed_task == NULL || cured_cpu_plain() || dtype != CURED_FLOAT64 || acc != CURED_ACC_FLOAT64) return 0;
-    const int64_t rows = strided->ndim == 2 ? strided->shape[1] : 0;
-    return strided->from[0] == (int64_t)sizeof(double) && rows >= 16 && rows <= 512 && (rows & (rows - 1)) == 0;
+    const int is_float = dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32;
+    if (!is_float && !(dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64)) return 0;
+    if (transposed_task[!is_float] == NULL || cured_cpu_plain()) return 0;
+    const int64_t item = strided->item, rows = strided->ndim == 2 ? strided->shape[1] : 0;
+    const int64_t fewest = is_float ? 32 : 16, most = is_float ? 1024 : 512;
+    return strided->from[0] == item && rows >= fewest && rows <= most && (rows & (rows - 1)) == 0;
 }
 
 /* ---- the sum ----------------------------------------------------------------------------------- */
@@ -625,7 +703,7 @@ static int float_tiles_sum(cured_dtype dtype, cured_acc acc, const char *in, con
         tasks = cured_ceil_div(units, job.units_a_task);
     }
     cured_pool_run(tasks, threads,
-                   transposed         ? transposed_task
+                   transposed         ? transposed_task[is_double]
                    : strided != NULL ? (is_double ? strided_task_f64 : strided_task_f32)
                                      : (is_double ? tiles_task_f64 : tiles_task_f32),
                    (void *)&job);
@@ -658,8 +736,8 @@ static int is_v9(const cured_version *v) {
  * build machine, whose cores read two to three times as fast, they lost there (28.7 against 20.1)
  * and won from 1 MiB. */
 #define STRIDED_WORK 4
-/* ... but a transposed float64 matrix read in place (transposed_in_place) counts its bytes, as a
- * contiguous input does. H200's host, strided_threads.py, wall time in turns, two runs (2026-11-29
+/* ... but a transposed matrix read in place (transposed_in_place) counts its bytes, as a
+ * contiguous input does (float32's as measured at transposed_chains_f32). H200's host, strided_threads.py, wall time in turns, two runs (2026-11-29
  * 02:28 and 02:31 UTC): with its bytes counted four times it went to the threads from 512 KiB, where
  * one thread was faster (float64 (256, 256) .T on the threads then picked 43.7 us, on one 26.9,
  * numpy.sum 31.7); twice, from 1 MiB ((512, 256) .T picked 42.0, one thread 32.5, numpy.sum 34.4).

@@ -211,26 +211,29 @@ def test_views_read_in_place_read_nothing_outside_them(seed, dtype, cpu_tiles):
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="maps inaccessible pages with mprotect (Linux)")
-def test_transposed_float64_matrices_read_in_place(seed, cpu_tiles):
-    """A float64 matrix of 16 to 512 rows (a power of two) transposed, a.T, is summed from its
-    columns where they lie (cpu_tiles.c's transposed_chains_f64: two rows' 16-byte loads unpacked
-    into four chains' lanes, 1 to 32 of a's columns a 4 KiB block): with 1 to 130 columns (tiles cut
-    by the end, an odd last column read alone), rows further apart than the columns (a slice of a
-    wider matrix), rows reversed, a source that starts right after or ends right before an
-    inaccessible page (nothing outside it is read), on 1 and 3 threads and with the portable C
-    chains, which gather it, it has the bits of its C-order copy; so do the row counts around them
-    (8, 24, 1024), which are gathered."""
-    memory, low, high = guarded_memory(512 * 131 * 8)
-    for rows in (8, 16, 24, 32, 64, 128, 256, 512, 1024):
-        for columns in (1, 2, 3, 8, 33, 64, 130):
-            if rows * columns * 8 > high - low:
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_transposed_matrices_read_in_place(seed, cpu_tiles, dtype):
+    """A float32 matrix of 32 to 1024 rows or a float64 one of 16 to 512 (a power of two: a 4 KiB
+    block's whole columns) transposed, a.T, is summed from its columns where they lie (cpu_tiles.c's
+    transposed_chains_f32 and _f64: rows' 16-byte loads transposed in lanes into chains): with 1 to
+    261 columns (tiles cut by the end, a last group of 1 to 3 columns read by a masked load), rows
+    further apart than the columns (a slice of a wider matrix), rows reversed, a source that starts
+    right after or ends right before an inaccessible page (nothing outside it is read), on 1 and 3
+    threads and with the portable C chains, which gather it, it has the bits of its C-order copy; so
+    do the row counts around them (half the fewest, 24, twice the most), which are gathered."""
+    dtype = np.dtype(dtype)
+    most = 4096 // dtype.itemsize
+    memory, low, high = guarded_memory(512 * 261 * 8)
+    for rows in (most // 64, most // 32, 24, most // 16, 64, 128, 256, most // 2, most, 2 * most):
+        for columns in (1, 2, 3, 5, 8, 33, 64, 130, 261):
+            if rows * columns * dtype.itemsize > high - low:
                 continue
-            values = random_array(seed + rows + columns, np.dtype("float64"), rows * columns)
-            wide = random_array(seed + rows * columns, np.dtype("float64"), rows * (columns + 5))
+            values = random_array(seed + rows + columns, dtype, rows * columns)
+            wide = random_array(seed + rows * columns, dtype, rows * (columns + 5))
             views = [values.reshape(rows, columns).T, wide.reshape(rows, columns + 5)[:, 3:3 + columns].T,
                      values.reshape(rows, columns)[::-1].T]
-            for at in (low, high - rows * columns * 8):
-                guarded = np.frombuffer(memory, np.float64, rows * columns, at).reshape(rows, columns)
+            for at in (low, high - rows * columns * dtype.itemsize):
+                guarded = np.frombuffer(memory, dtype, rows * columns, at).reshape(rows, columns)
                 guarded[...] = values.reshape(rows, columns)
                 views.append(guarded.T)
             for view in views:
