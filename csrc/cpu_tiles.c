@@ -736,14 +736,21 @@ static int is_v9(const cured_version *v) {
  * build machine, whose cores read two to three times as fast, they lost there (28.7 against 20.1)
  * and won from 1 MiB. */
 #define STRIDED_WORK 4
-/* ... but a transposed matrix read in place (transposed_in_place) counts its bytes, as a
- * contiguous input does (float32's as measured at transposed_chains_f32). H200's host, strided_threads.py, wall time in turns, two runs (2026-11-29
- * 02:28 and 02:31 UTC): with its bytes counted four times it went to the threads from 512 KiB, where
- * one thread was faster (float64 (256, 256) .T on the threads then picked 43.7 us, on one 26.9,
- * numpy.sum 31.7); twice, from 1 MiB ((512, 256) .T picked 42.0, one thread 32.5, numpy.sum 34.4).
- * Forced as this rule now picks, one thread beat numpy.sum up to 1 MiB in both runs (9.1 to 47.1 us
- * against 10.3 to 56.1) and so did 8 threads at 2 MiB ((512, 512) .T 57.4 / 52.1 against 90.5 /
- * 82.5). */
+/* ... but a transposed matrix read in place (transposed_in_place) counts its bytes if float64, as a
+ * contiguous input does, and twice them if float32 (whose passes read 32 rows again for each four
+ * columns; transposed_chains_f32). H200's host, strided_threads.py, wall time in turns, two runs
+ * each. float64 (2026-11-29 02:28 and 02:31 UTC): with its bytes counted four times it went to the
+ * threads from 512 KiB, where one thread was faster ((256, 256) .T on the threads then picked 43.7
+ * us, on one 26.9, numpy.sum 31.7); twice, from 1 MiB ((512, 256) .T picked 42.0, one thread 32.5,
+ * numpy.sum 34.4). Forced as this rule now picks, one thread beat numpy.sum up to 1 MiB in both runs
+ * (9.1 to 47.1 us against 10.3 to 56.1) and so did 8 threads at 2 MiB ((512, 512) .T 57.4 / 52.1
+ * against 90.5 / 82.5). float32 (04:15 UTC, its bytes counted once): (512, 256) .T (512 KiB) one
+ * thread 23.4 / 23.2 us, two 32.9 / 31.4; (512, 512) .T (1 MiB) one thread 47.7 / 47.0, which the
+ * rule picked, 8 threads 37.2 / 34.4 (numpy.sum 61.0 / 59.3); (1024, 512) .T (2 MiB) 8 threads 63.7
+ * / 52.1, 16 threads 53.5 / 47.7. Counted twice (04:49 and 04:50 UTC, a slower host): (512, 512) .T
+ * on the 8 threads picked 37.3 / 40.5 us, one thread 63.4 / 64.4, numpy.sum 84.2 / 84.1; (512, 256)
+ * .T still on one thread, 31.1 / 32.0 against 45.3 / 46.4. */
+#define TRANSPOSED_F32_WORK 2
 
 /* V9's sum of contiguous `in` or (in NULL) of `strided`. */
 static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_strided *strided, int64_t n,
@@ -755,7 +762,7 @@ static int v9_sum(cured_dtype dtype, cured_acc acc, const void *in, const cured_
     const int transposed = strided != NULL && transposed_in_place(dtype, acc, strided);
     /* A view read in place counts the bytes its reads span (every other element: twice its own). */
     const int64_t strided_work = step != 0    ? work * (step < 0 ? -step : step) / item
-                                 : transposed ? work
+                                 : transposed ? work * (dtype == CURED_FLOAT32 ? TRANSPOSED_F32_WORK : 1)
                                               : work * STRIDED_WORK;
     const int threads = cured_cpu_threads_for(strided != NULL && !integers ? strided_work : work);
     memset(result, 0, 8); /* the sum of nothing is 0 in every accumulator */
