@@ -161,20 +161,28 @@ __attribute__((target("avx2"))) static inline __m256d f64_every_other(const doub
  * i+0, 2, 4, 6 | 1, 3, 5, 7: lanes keep that order (restored by f32_to_thread_order). Loading
  * threads i..i+3 into the low halves instead cost 4 more shuffle-port inserts; 15% faster without
  * them (2026-11-22, EPYC, L2-resident input). */
+/* The in-lane 4x4 transpose: element[k] holds element k of r0 .. r3's low halves, then of their
+ * high halves. */
+__attribute__((target("avx2"))) static inline void f32_transpose_in_lanes(__m256 r0, __m256 r1, __m256 r2, __m256 r3,
+                                                                          __m256 element[4]) {
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    element[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+    element[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+    element[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+    element[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+}
+
 #define DEFINE_ADD_F32_F32(NAME, LOAD)                                                             \
     __attribute__((target("avx2"))) static void NAME(void *lanes_, const void *block_) {           \
         float *lanes = (float *)lanes_;                                                            \
         const float *block = (const float *)block_;                                                \
         for (int i = 0; i < THREADS; i += 8) {                                                     \
-            const __m256 r0 = LOAD(block, i * 4), r1 = LOAD(block, i * 4 + 8);                     \
-            const __m256 r2 = LOAD(block, i * 4 + 16), r3 = LOAD(block, i * 4 + 24);               \
-            const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);         \
-            const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);         \
+            __m256 element[4];                                                                     \
+            f32_transpose_in_lanes(LOAD(block, i * 4), LOAD(block, i * 4 + 8), LOAD(block, i * 4 + 16), \
+                                   LOAD(block, i * 4 + 24), element);                              \
             __m256 a = _mm256_loadu_ps(lanes + i);                                                 \
-            a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0x44)); /* element 0 */                 \
-            a = _mm256_add_ps(a, _mm256_shuffle_ps(t0, t2, 0xEE)); /* element 1 */                 \
-            a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0x44)); /* element 2 */                 \
-            a = _mm256_add_ps(a, _mm256_shuffle_ps(t1, t3, 0xEE)); /* element 3 */                 \
+            for (int j = 0; j < 4; ++j) a = _mm256_add_ps(a, element[j]); /* elements in order */  \
             _mm256_storeu_ps(lanes + i, a);                                                        \
         }                                                                                          \
     }
@@ -395,15 +403,11 @@ __attribute__((target("avx2"))) static inline void add_four_columns_f32(const ch
     const __m128i mask = _mm_cmpgt_epi32(_mm_set1_epi32((int)(live < 4 ? live : 4)), _mm_setr_epi32(0, 1, 2, 3));
     __m256 column[4][4]; /* [x][j]: element j of the 8 chains in column c + x */
     for (int j = 0; j < 4; ++j) {
-        __m256 r[4];
+        __m256 r[4], element[4]; /* element[x]: column c + x */
         for (int m = 0; m < 4; ++m)
             r[m] = two_rows_f32(row + (4 * m + j) * pitch, row + (16 + 4 * m + j) * pitch, full, mask);
-        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-        column[0][j] = _mm256_shuffle_ps(t0, t2, 0x44);
-        column[1][j] = _mm256_shuffle_ps(t0, t2, 0xEE);
-        column[2][j] = _mm256_shuffle_ps(t1, t3, 0x44);
-        column[3][j] = _mm256_shuffle_ps(t1, t3, 0xEE);
+        f32_transpose_in_lanes(r[0], r[1], r[2], r[3], element);
+        for (int x = 0; x < 4; ++x) column[x][j] = element[x];
     }
     for (int x = 0; x < 4; ++x)
         for (int j = 0; j < 4; ++j) acc[x % groups] = _mm256_add_ps(acc[x % groups], column[x][j]);
