@@ -10,6 +10,7 @@ Every sum is checked against its C-order copy's bits first. Prints a line a case
 us and numpy.sum's time over cured's; nothing reads it.
 
     python scripts/probes/strided_threads.py [--budget 0.4] [--layouts .T,::2,reversed,contiguous]
+                                             [--shapes 256x128,300x200,...]
 """
 import argparse
 import os
@@ -26,6 +27,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", type=float, default=0.4, help="seconds a subject and case at most")
     parser.add_argument("--layouts", default=".T,::2,reversed,contiguous", help="which layouts, comma-separated")
+    parser.add_argument("--shapes", default="256x128,256x256,512x256,512x512,1024x512,1024x1024",
+                        help="the matrices' (rows, columns), comma-separated RxC")
     args = parser.parse_args()
     layouts = args.layouts.split(",")
     seed = np.random.SeedSequence().entropy % 2**31
@@ -34,7 +37,7 @@ def main():
     rng = np.random.default_rng(seed)
     threads = [k for k in (1, 2, 4, 8, 16) if k <= cpus]
     cases = []
-    for rows, columns in [(256, 128), (256, 256), (512, 256), (512, 512), (1024, 512), (1024, 1024)]:
+    for rows, columns in [tuple(int(k) for k in shape.split("x")) for shape in args.shapes.split(",")]:
         for dtype in (np.float32, np.float64):
             x = rng.standard_normal((rows, columns)).astype(dtype)
             name = np.dtype(dtype).name
