@@ -1,7 +1,8 @@
 """Non-contiguous host arrays summed on the CPU (device="cpu") on 1, 2, 4, 8 and 16 threads forced
 (cured_set_cpu_tiles) and as cured picks them (cpu_tiles.c's v9_sum: a gathered input counts
-STRIDED_WORK times its bytes in cpu_work.c's rule, one read in place the bytes its loads span), wall
-time in turns with numpy.sum, from 128 KiB to 8 MiB: transposes (read in place where
+STRIDED_WORK (float64: GATHERED_F64_WORK) times its bytes in cpu_work.c's rule, one read in place the
+bytes its loads span), wall time in turns with numpy.sum, from 128 KiB to 8 MiB (--shapes picks
+others): transposes (read in place where
 transposed_in_place says so, else gathered), every other element (x[:, ::2]),
 reversed axes (both read in place: cpu_tiles.c's in_place), and contiguous arrays (cpu_work.c's
 rule itself); --layouts picks some of them. Run it under `taskset -c 0-1` and the like to see the
