@@ -140,7 +140,7 @@ INTEGER_ROWS_CLONES static uint64_t wrapped_sum(cured_dtype dtype, int lane_byte
 
 /* The sum of `count` elements at `at`, as the job's lanes wrap. */
 static uint64_t integer_piece(const integer_job *job, const char *at, int64_t count) {
-    uint64_t sum;
+    uint64_t sum = 0; /* (cured_cpu_integer_rows writes it for every integer dtype) */
     if (job->lane_bytes != 8) return wrapped_sum(job->dtype, job->lane_bytes, at, count);
     cured_cpu_integer_rows(job->dtype, at, 1, count, &sum);
     return sum;

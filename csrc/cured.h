@@ -609,11 +609,11 @@ cured_cuda_status cured_gpu_bench(const cured_plan *plan, const void *in, int64_
                                   int repeats, double *seconds, int64_t *buffers, void *result);
 
 /* The CPU order model: the same additions in the same order as cured_plan_run for a version, so
- * the same bits; for the EXACT tree, the exact sum (exact_cpu.c) rounded to `result` as a plan's
- * span says. Returns 0, or -1 when memory for the partial sums could not be had or the version's
- * block is larger than CUDA allows. */
-int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, cured_dtype result, const void *in,
-                  int64_t n, void *out);
+ * the same bits; for the EXACT tree, the exact sum (exact_cpu.c) rounded to `result_dtype` as a
+ * plan's span says, into `result`. Returns 0, or -1 when memory for the partial sums could not be
+ * had or the version's block is larger than CUDA allows. */
+int cured_cpu_sum(const cured_version *v, cured_dtype in_dtype, cured_acc acc, cured_dtype result_dtype,
+                  const void *in, int64_t n, void *result);
 
 /* V9's order on the CPU at speed (cpu_tiles.c): the bits of cured_cpu_sum for a version of schedule
  * TILES with the WARPS tree (V9), from SIMD chains on the pool's threads (pool.h); another version

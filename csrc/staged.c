@@ -506,7 +506,7 @@ cured_cuda_status cured_staged_sum(const cured_plan *plan, const void *in, const
                                                  sum.stream));
     sum.out = mem;
     sum.workspace = mem + out_bytes;
-    sum.whole_input = sum.workspace + plan->workspace_bytes;
+    sum.whole_input = mem + out_bytes + plan->workspace_bytes;
     for (int w = 0; w < lanes && !sum.whole; ++w) {
         char *const base = sum.whole_input + (size_t)w * lane_bytes;
         for (int b = 0; b < 2 && !sum.direct; ++b) lane_of[w].read[b] = base + (size_t)b * slot_bytes + misalign;
