@@ -22,7 +22,7 @@
  *    (once dimensions merge) reversed or of every other element, float32 or float64, is not even
  *    gathered: its blocks are read where they lie, by loads that leave its C order in the
  *    registers (in_place); nor is a transposed float32 matrix of 32 to 1024 rows or a float64 one
- *    of 16 to 512, a power of two, whose chains each read four or two of its rows
+ *    of 16 to 1024, a power of two, whose chains each read four or two of its rows (in each block)
  *    (transposed_chains_f32, _f64).
  *
  * How the work is cut among the pool's threads, and a strided input's ranges: cpu_work.c. Integer
@@ -44,6 +44,7 @@
 
 #define THREADS 256 /* V9's block */
 #define VECTORS 8   /* V9's vectors a thread a step */
+#define TALL_MOST_BLOCKS 2 /* transposed_chains_f64: a column's blocks at most (rows up to 1024) */
 
 /* ---- one vector of every thread: lanes[i] += element j of thread i's vector, j in order ------ */
 
@@ -318,13 +319,18 @@ DEFINE_WORDS_ADDERS(i16, WIDEN_I16, "avx2")
 DEFINE_WORDS_ADDERS(u16, WIDEN_U16, "avx2")
 
 /* A transposed float64 matrix's chains where they lie, without its gather: v = a.T (v's C order
- * runs down a's columns) of a matrix a of `rows` R, a power of two from 16 to 512, whose columns are
+ * runs down a's columns) of a matrix a of `rows` R, a power of two from 16 to 1024, whose columns are
  * consecutive doubles and whose rows lie `pitch` bytes apart. A block (512 doubles) then holds P =
  * 512 / R whole columns of a, and thread i's chain reads, in column b * P + floor(2i / R) of each
  * block b of its tile, rows 2i mod R and the next: the same two rows in every P-th column, in
  * block order. So two rows' 16-byte loads of columns c and c + 1, unpacked in lanes, are 4 chains' next
  * element of column c and of column c + 1: with P >= 2 column c + 1 belongs to the chains of
- * floor(2i / R) + 1 (the same rows), with P = 1 to the same chains' next block. Each chain adds its
+ * floor(2i / R) + 1 (the same rows), with P = 1 to the same chains' next block. With R = 1024 a
+ * column is two blocks, whose rows 2i, 2i + 1, then 512 + 2i, 513 + 2i are chain i's: column c + 1's
+ * elements wait in later[] until column c's second block is added. (2048 and 4096 rows, a tile of
+ * two columns or one, read 16 or 8 bytes of a row a tile, and lost to the gather on one thread of the
+ * build machine: (2048, 64) .T 82.0 us against 69.1, (4096, 10) .T 26.7 against 24.6; 1024 rows
+ * won there, (1024, 40) .T 13.3 against 20.8, (1024, 128) .T 64.9 against 85.7.) Each chain adds its
  * elements in the model's order; a column past the matrix's end is not read, its lanes added as +0,
  * which leaves a chain begun at +0 as it was (as the kernel's zeros past the end do). lanes[] gets
  * the tile's 256 chains in thread order; `columns` are those of the tile that exist (all of its
@@ -342,26 +348,39 @@ __attribute__((target("avx2"))) static inline __m256d two_rows_f64(const char *l
 
 __attribute__((target("avx2"))) static void transposed_chains_f64(const char *src, int64_t pitch, int64_t rows,
                                                                     int64_t columns, double *lanes) {
-    const int64_t per_block = 512 / rows, column_step = per_block > 1 ? per_block : 2;
+    const int64_t per_block = rows < 512 ? 512 / rows : 1, column_step = per_block > 1 ? per_block : 2;
+    const int64_t halves = rows > 512 ? rows / 512 : 1, chain_rows = rows < 512 ? rows : 512;
     for (int64_t q = 0; q < (per_block > 1 ? per_block : 1); q += 2)
-        for (int64_t r = 0; r < rows; r += 16) { /* rows r..r+15: chains q*R/2 + r/2 .. +7 (and of q + 1) */
+        for (int64_t r = 0; r < chain_rows; r += 16) { /* rows r..r+15: chains q*R/2 + r/2 .. +7 (and of q + 1) */
             __m256d even[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
             __m256d odd[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
             for (int64_t c = q; c < columns; c += column_step) {
                 const int pair = c + 1 < columns;
-                for (int h = 0; h < 2; ++h) { /* rows r + 8h .. r + 8h + 7: chains + 4h */
-                    const char *row = src + (r + 8 * h) * pitch + c * (int64_t)sizeof(double);
-                    /* lanes: rows +0, +4, +2, +6 (element 0) and +1, +5, +3, +7 (element 1) */
-                    const __m256d a0 = two_rows_f64(row, row + 2 * pitch, pair);
-                    const __m256d b0 = two_rows_f64(row + 4 * pitch, row + 6 * pitch, pair);
-                    const __m256d a1 = two_rows_f64(row + pitch, row + 3 * pitch, pair);
-                    const __m256d b1 = two_rows_f64(row + 5 * pitch, row + 7 * pitch, pair);
-                    even[h] = _mm256_add_pd(even[h], _mm256_unpacklo_pd(a0, b0));
-                    even[h] = _mm256_add_pd(even[h], _mm256_unpacklo_pd(a1, b1));
-                    __m256d *next = per_block > 1 ? &odd[h] : &even[h];
-                    *next = _mm256_add_pd(*next, _mm256_unpackhi_pd(a0, b0));
-                    *next = _mm256_add_pd(*next, _mm256_unpackhi_pd(a1, b1));
-                }
+                __m256d later[TALL_MOST_BLOCKS][2][2]; /* P = 1: column c + 1's, after column c's blocks */
+                for (int64_t j = 0; j < halves; ++j)
+                    for (int h = 0; h < 2; ++h) { /* rows 512j + r + 8h .. + 7: chains + 4h */
+                        const char *row = src + (512 * j + r + 8 * h) * pitch + c * (int64_t)sizeof(double);
+                        /* lanes: rows +0, +4, +2, +6 (element 0) and +1, +5, +3, +7 (element 1) */
+                        const __m256d a0 = two_rows_f64(row, row + 2 * pitch, pair);
+                        const __m256d b0 = two_rows_f64(row + 4 * pitch, row + 6 * pitch, pair);
+                        const __m256d a1 = two_rows_f64(row + pitch, row + 3 * pitch, pair);
+                        const __m256d b1 = two_rows_f64(row + 5 * pitch, row + 7 * pitch, pair);
+                        even[h] = _mm256_add_pd(even[h], _mm256_unpacklo_pd(a0, b0));
+                        even[h] = _mm256_add_pd(even[h], _mm256_unpacklo_pd(a1, b1));
+                        if (per_block > 1) {
+                            odd[h] = _mm256_add_pd(odd[h], _mm256_unpackhi_pd(a0, b0));
+                            odd[h] = _mm256_add_pd(odd[h], _mm256_unpackhi_pd(a1, b1));
+                        } else {
+                            later[j][h][0] = _mm256_unpackhi_pd(a0, b0);
+                            later[j][h][1] = _mm256_unpackhi_pd(a1, b1);
+                        }
+                    }
+                if (per_block == 1)
+                    for (int64_t j = 0; j < halves; ++j)
+                        for (int h = 0; h < 2; ++h) {
+                            even[h] = _mm256_add_pd(even[h], later[j][h][0]);
+                            even[h] = _mm256_add_pd(even[h], later[j][h][1]);
+                        }
             }
             double *chains = lanes + q * rows / 2 + r / 2;
             for (int h = 0; h < 2; ++h) { /* lanes (0, 2, 1, 3) into thread order */
@@ -647,14 +666,14 @@ DEFINE_TRANSPOSED_TASK(double, f64)
 /* Whether `strided` is a transposed float matrix summed in its own type whose chains
  * transposed_chains_f32 or _f64 read where they lie: two dimensions, the first (a's columns) of
  * consecutive elements, the last (a's rows) a power of two from 32 to 1024 (float32) or from 16 to
- * 512 (float64): a block's whole columns. */
+ * 1024 (float64): a block's whole columns, or a column's two blocks (float64, 1024 rows). */
 static int transposed_in_place(cured_dtype dtype, cured_acc acc, const cured_strided *strided) {
     pthread_once(&fast_once, choose_fast);
     const int is_float = dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32;
     if (!is_float && !(dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64)) return 0;
-    if (transposed_task[!is_float] == NULL || cured_cpu_plain()) return 0;
+    if (transposed_task[!is_float] == NULL || cured_cpu_plain() || cured_cpu_gather_all()) return 0;
     const int64_t item = strided->item, rows = strided->ndim == 2 ? strided->shape[1] : 0;
-    const int64_t fewest = is_float ? 32 : 16, most = is_float ? 1024 : 512;
+    const int64_t fewest = is_float ? 32 : 16, most = is_float ? 1024 : 512 * TALL_MOST_BLOCKS;
     return strided->from[0] == item && rows >= fewest && rows <= most && (rows & (rows - 1)) == 0;
 }
 
@@ -668,7 +687,7 @@ static int64_t in_place_step(cured_dtype dtype, cured_acc acc, const cured_strid
     const int which = dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32   ? 0
                       : dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64 ? 1
                                                                            : -1;
-    if (which < 0 || strided->ndim != 1 || cured_cpu_plain()) return 0;
+    if (which < 0 || strided->ndim != 1 || cured_cpu_plain() || cured_cpu_gather_all()) return 0;
     const int64_t step = strided->from[0], item = strided->item;
     const int read = step == -item ? READ_REVERSED : step == 2 * item ? READ_EVERY_OTHER : -1;
     if (read < 0) return 0;

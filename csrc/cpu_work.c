@@ -27,11 +27,13 @@
 static _Atomic int threads_setting = 0;
 static _Atomic int plain_setting = 0;
 static _Atomic int64_t range_setting = 0;
+static _Atomic int gather_setting = 0;
 
-void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes) {
+void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes, int gather) {
     threads_setting = threads > 0 ? threads : 0;
     plain_setting = plain != 0;
     range_setting = range_bytes > 0 ? range_bytes : 0;
+    gather_setting = gather != 0;
 }
 
 int cured_cpu_threads_for(int64_t bytes) {
@@ -49,6 +51,8 @@ int64_t cured_cpu_tasks_for(int threads, int64_t most) {
 }
 
 int cured_cpu_plain(void) { return plain_setting; }
+
+int cured_cpu_gather_all(void) { return gather_setting; }
 
 /* ---- strided inputs, a range at a time -------------------------------------------------------- */
 

@@ -13,6 +13,9 @@ int64_t cured_cpu_tasks_for(int threads, int64_t most);
 /* Whether a test asked for the portable C chains instead of the CPU's SIMD ones (cured_set_cpu_tiles). */
 int cured_cpu_plain(void);
 
+/* Whether a test asked V9's sums to gather every strided float input, reading none where it lies. */
+int cured_cpu_gather_all(void);
+
 /* The elements of a strided input of n elements gathered at once by `threads` threads: a power of
  * two times `block` (a tile's block, 1 where the order is free), at least `steps` blocks and
  * STRIDED_RANGE_BYTES, and at least the whole rows of a pass of the copy (pass_lines times

@@ -632,9 +632,10 @@ int cured_cpu_tiles_sum_strided(const cured_version *v, cured_dtype in_dtype, cu
 /* For tests: cured_cpu_tiles_sum on this many threads (0: as many as the input's size warrants, up
  * to the CPUs), with `plain`, the portable C chains instead of the CPU's SIMD ones, and a strided
  * input gathered in ranges of about `range_bytes` (0: as its size and rows ask), so that small
- * arrays take the paths of large ones. The CPU sum along axes (cpu_axis.c) takes the same number
- * of threads. */
-void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes);
+ * arrays take the paths of large ones; with `gather`, V9's sums of every element gather each strided
+ * float input, reading none where it lies (to set those reads against the gather). The CPU sum
+ * along axes (cpu_axis.c) takes the same number of threads. */
+void cured_set_cpu_tiles(int threads, int plain, int64_t range_bytes, int gather);
 
 /* The threads a CPU sum over `bytes` of input takes (cpu_work.c): 1 below 2 MiB (waking the pool
  * costs more), then one a 256 KiB up to the CPUs, or what cured_set_cpu_tiles forced. */

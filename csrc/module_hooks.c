@@ -72,13 +72,13 @@ static PyObject *py_set_test_memory_bandwidth(PyObject *module, PyObject *args) 
 }
 
 static PyObject *py_set_cpu_tiles(PyObject *module, PyObject *args) {
-    int threads, plain;
+    int threads, plain, gather = 0;
     long long range_bytes = 0;
     (void)module;
-    if (!PyArg_ParseTuple(args, "ip|L:_set_cpu_tiles", &threads, &plain, &range_bytes)) return NULL;
+    if (!PyArg_ParseTuple(args, "ip|Lp:_set_cpu_tiles", &threads, &plain, &range_bytes, &gather)) return NULL;
     if (threads < 0 || range_bytes < 0)
         return PyErr_Format(PyExc_ValueError, "_set_cpu_tiles: threads and range_bytes must be >= 0 (0: by size)");
-    cured_set_cpu_tiles(threads, plain, (int64_t)range_bytes);
+    cured_set_cpu_tiles(threads, plain, (int64_t)range_bytes, gather);
     Py_RETURN_NONE;
 }
 
@@ -270,9 +270,10 @@ PyMethodDef module_hooks_methods[] = {
     {"_torch_exchange_reads", py_torch_exchange_reads, METH_NOARGS,
      "_torch_exchange_reads()\n--\n\nFor tests: the tensors read through PyTorch's DLPack exchange API so far."},
     {"_set_cpu_tiles", py_set_cpu_tiles, METH_VARARGS,
-     "_set_cpu_tiles(threads, plain, range_bytes=0)\n--\n\nFor tests: V9's CPU sum on `threads` threads (0: as "
-     "the input's size warrants), with `plain` its portable C chains instead of the CPU's SIMD ones, and a strided "
-     "input gathered in ranges of about `range_bytes` (0: as its size asks)."},
+     "_set_cpu_tiles(threads, plain, range_bytes=0, gather=False)\n--\n\nFor tests: V9's CPU sum on `threads` "
+     "threads (0: as the input's size warrants), with `plain` its portable C chains instead of the CPU's SIMD ones, "
+     "a strided input gathered in ranges of about `range_bytes` (0: as its size asks), and with `gather` every "
+     "strided float input of a sum of every element gathered, none read where it lies."},
     {"_c_order_copy", py_c_order_copy, METH_O,
      "_c_order_copy(a): the C-contiguous copy of host array a that cured's sums read (a itself where it is one)."},
     {"model_sum", (PyCFunction)(void (*)(void))py_model_sum, METH_VARARGS | METH_KEYWORDS,

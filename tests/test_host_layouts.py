@@ -213,18 +213,19 @@ def test_views_read_in_place_read_nothing_outside_them(seed, dtype, cpu_tiles):
 @pytest.mark.skipif(sys.platform != "linux", reason="maps inaccessible pages with mprotect (Linux)")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_transposed_matrices_read_in_place(seed, cpu_tiles, dtype):
-    """A float32 matrix of 32 to 1024 rows or a float64 one of 16 to 512 (a power of two: a 4 KiB
-    block's whole columns) transposed, a.T, is summed from its columns where they lie (cpu_tiles.c's
-    transposed_chains_f32 and _f64: rows' 16-byte loads transposed in lanes into chains): with 1 to
-    261 columns (tiles cut by the end, a last group of 1 to 3 columns read by a masked load), rows
-    further apart than the columns (a slice of a wider matrix), rows reversed, a source that starts
-    right after or ends right before an inaccessible page (nothing outside it is read), on 1 and 3
-    threads and with the portable C chains, which gather it, it has the bits of its C-order copy; so
-    do the row counts around them (half the fewest, 24, twice the most), which are gathered."""
+    """A float32 matrix of 32 to 1024 rows or a float64 one of 16 to 1024 (a power of two: a 4 KiB
+    block's whole columns, or a column's whole blocks) transposed, a.T, is summed from its columns
+    where they lie (cpu_tiles.c's transposed_chains_f32 and _f64: rows' 16-byte loads transposed in
+    lanes into chains): with 1 to 261 columns (tiles cut by the end, a last group of 1 to 3 columns
+    read by a masked load), rows further apart than the columns (a slice of a wider matrix), rows
+    reversed, a source that starts right after or ends right before an inaccessible page (nothing
+    outside it is read), on 1 and 3 threads, with the portable C chains and with the gather forced
+    (both gather it), it has the bits of its C-order copy; so do the row counts around them (half
+    the fewest, 24, twice the most), which are gathered."""
     dtype = np.dtype(dtype)
-    most = 4096 // dtype.itemsize
+    fewest, most = (32, 1024) if dtype == np.float32 else (16, 1024)
     memory, low, high = guarded_memory(512 * 261 * 8)
-    for rows in (most // 64, most // 32, 24, most // 16, 64, 128, 256, most // 2, most, 2 * most):
+    for rows in [fewest // 2, fewest, 24] + [1 << k for k in range(fewest.bit_length(), most.bit_length() + 1)]:
         for columns in (1, 2, 3, 5, 8, 33, 64, 130, 261):
             if rows * columns * dtype.itemsize > high - low:
                 continue
@@ -238,9 +239,10 @@ def test_transposed_matrices_read_in_place(seed, cpu_tiles, dtype):
                 views.append(guarded.T)
             for view in views:
                 want = cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
-                for threads, plain in ((1, False), (3, False), (1, True)):
-                    cpu_tiles(threads, plain)
-                    assert cured.sum(view, device="cpu").tobytes() == want, (view.shape, view.strides, threads, plain)
+                for threads, plain, gather in ((1, False, False), (3, False, False), (1, True, False), (1, False, True)):
+                    cpu_tiles(threads, plain, 0, gather)
+                    assert cured.sum(view, device="cpu").tobytes() == want, (view.shape, view.strides, threads, plain,
+                                                                           gather)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -16,11 +16,12 @@ import cured
 from cured.walltime import _wall_in_turns
 
 
-def forced(view, threads=0, range_bytes=0):
+def forced(view, threads=0, range_bytes=0, gather=False):
     """A call of cured.sum(view, device="cpu") on `threads` threads in ranges of `range_bytes` (the
-    test hook cured_set_cpu_tiles; 0: as the size asks), the hook put back after it."""
+    test hook cured_set_cpu_tiles; 0: as the size asks), gathered even where cured reads it in place
+    if `gather`, the hook put back after it."""
     def run():
-        cured._cured._set_cpu_tiles(threads, False, range_bytes)
+        cured._cured._set_cpu_tiles(threads, False, range_bytes, gather)
         try:
             return cured.sum(view, device="cpu")
         finally:

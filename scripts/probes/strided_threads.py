@@ -7,7 +7,9 @@ transposed_in_place says so, else gathered), every other element (x[:, ::2]),
 reversed axes (both read in place: cpu_tiles.c's in_place), and contiguous arrays (cpu_work.c's
 rule itself); --layouts picks some of them. Run it under `taskset -c 0-1` and the like to see the
 rule on fewer CPUs (the pool takes the CPUs the process may use).
-Every sum is checked against its C-order copy's bits first. Prints a line a case, the medians in
+Last, each on one thread gathered even where cured reads it in place (the hook's `gather`), to set the
+in-place reads against the gather. Every sum is checked against its C-order copy's bits first.
+Prints a line a case, the medians in
 us and numpy.sum's time over cured's; nothing reads it.
 
     python scripts/probes/strided_threads.py [--budget 0.4] [--layouts .T,::2,reversed,contiguous]
@@ -53,6 +55,7 @@ def main():
         want = cured.sum(np.ascontiguousarray(view), device="cpu").tobytes()
         subjects = {"numpy.sum": lambda: np.sum(view), "cured": lambda: cured.sum(view, device="cpu")}
         subjects.update({f"{k} threads": forced(view, threads=k) for k in threads})
+        subjects["gathered, 1 thread"] = forced(view, threads=1, gather=True)
         for subject in list(subjects)[1:]:
             assert subjects[subject]().tobytes() == want, (name, subject)
         med = {k: statistics.median(v) * 1e6 for k, v in _wall_in_turns(subjects, 100, args.budget).items()}
