@@ -330,7 +330,10 @@ DEFINE_WORDS_ADDERS(u16, WIDEN_U16, "avx2")
  * elements wait in later[] until column c's second block is added. (2048 and 4096 rows, a tile of
  * two columns or one, read 16 or 8 bytes of a row a tile, and lost to the gather on one thread of the
  * build machine: (2048, 64) .T 82.0 us against 69.1, (4096, 10) .T 26.7 against 24.6; 1024 rows
- * won there, (1024, 40) .T 13.3 against 20.8, (1024, 128) .T 64.9 against 85.7.) Each chain adds its
+ * won there, (1024, 40) .T 13.3 against 20.8, (1024, 128) .T 64.9 against 85.7, and on an H200's
+ * host (2026-11-29 07:22 UTC, strided_threads.py's forced gather in the same turns): (1024, 16) .T
+ * 7.9 against 9.9, (1024, 64) .T 28.0 against 31.1, (1024, 128) .T 52.7 against 65.8; that host's
+ * numpy.sum took 5.6, 17.2, 35.5.) Each chain adds its
  * elements in the model's order; a column past the matrix's end is not read, its lanes added as +0,
  * which leaves a chain begun at +0 as it was (as the kernel's zeros past the end do). lanes[] gets
  * the tile's 256 chains in thread order; `columns` are those of the tile that exist (all of its
