@@ -766,10 +766,10 @@ static int is_v9(const cured_version *v) {
  * a byte slower than float32's: float64 transposes whose rows are not a power of two took 1.1 to 1.9
  * times as long on one thread as on 4 or more from 375 KiB. H200's 16-CPU host, strided_threads.py
  * --shapes, wall time in turns, two runs (2026-11-29 06:40 UTC), on the threads this picks (on one
- * thread in brackets): (160, 300)
- * .T 32.3 / 32.6 us (38.9 / 35.0), (250, 200) .T 35.1 / 36.5 (51.9 / 45.5), (200, 300) .T 32.2 /
- * 33.4 (45.9 / 41.5), (300, 200) .T 34.3 / 37.8 (64.3 / 54.3); numpy.sum 28.8 / 26.1, 28.3 / 26.1,
- * 32.7 / 29.9, 33.5 / 31.0. At 156 and 262 KiB, still on one thread, more threads gained 0 to 15%. */
+ * thread in brackets): (160, 300) .T 32.3 / 32.6 us (38.9 / 35.0), (250, 200) .T 35.1 / 36.5 (51.9 /
+ * 45.5), (200, 300) .T 32.2 / 33.4 (45.9 / 41.5), (300, 200) .T 34.3 / 37.8 (64.3 / 54.3); numpy.sum
+ * 28.8 / 26.1, 28.3 / 26.1, 32.7 / 29.9, 33.5 / 31.0. At 156 and 262 KiB, still on one thread, more
+ * threads gained 0 to 15%. */
 #define GATHERED_F64_WORK 6
 /* ... but a transposed matrix read in place (transposed_in_place) counts its bytes if float64, as a
  * contiguous input does, and twice them if float32 (whose passes read 32 rows again for each four

@@ -2,15 +2,13 @@
 (cured_set_cpu_tiles) and as cured picks them (cpu_tiles.c's v9_sum: a gathered input counts
 STRIDED_WORK (float64: GATHERED_F64_WORK) times its bytes in cpu_work.c's rule, one read in place the
 bytes its loads span), wall time in turns with numpy.sum, from 128 KiB to 8 MiB (--shapes picks
-others): transposes (read in place where
-transposed_in_place says so, else gathered), every other element (x[:, ::2]),
-reversed axes (both read in place: cpu_tiles.c's in_place), and contiguous arrays (cpu_work.c's
-rule itself); --layouts picks some of them. Run it under `taskset -c 0-1` and the like to see the
-rule on fewer CPUs (the pool takes the CPUs the process may use).
-Last, each on one thread gathered even where cured reads it in place (the hook's `gather`), to set the
-in-place reads against the gather. Every sum is checked against its C-order copy's bits first.
-Prints a line a case, the medians in
-us and numpy.sum's time over cured's; nothing reads it.
+others): transposes (read in place where transposed_in_place says so, else gathered), every other
+element (x[:, ::2]), reversed axes (both read in place: cpu_tiles.c's in_place), and contiguous
+arrays (cpu_work.c's rule itself); --layouts picks some of them. Run it under `taskset -c 0-1` and
+the like to see the rule on fewer CPUs (the pool takes the CPUs the process may use). Last, each on
+one thread gathered even where cured reads it in place (the hook's `gather`), to set the in-place
+reads against the gather. Every sum is checked against its C-order copy's bits first. Prints a line
+a case, the medians in us and numpy.sum's time over cured's; nothing reads it.
 
     python scripts/probes/strided_threads.py [--budget 0.4] [--layouts .T,::2,reversed,contiguous]
                                              [--shapes 256x128,300x200,...]
