@@ -666,6 +666,9 @@ DEFINE_TRANSPOSED_TASK(float, f32)
 DEFINE_TRANSPOSED_TASK(double, f64)
 #endif
 
+/* Whether a test asked for every strided input to be gathered (the plain C chains gather too). */
+static int gather_forced(void) { return cured_cpu_plain() || cured_cpu_gather_all(); }
+
 /* Whether `strided` is a transposed float matrix summed in its own type whose chains
  * transposed_chains_f32 or _f64 read where they lie: two dimensions, the first (a's columns) of
  * consecutive elements, the last (a's rows) a power of two from 32 to 1024 (float32) or from 16 to
@@ -674,7 +677,7 @@ static int transposed_in_place(cured_dtype dtype, cured_acc acc, const cured_str
     pthread_once(&fast_once, choose_fast);
     const int is_float = dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32;
     if (!is_float && !(dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64)) return 0;
-    if (transposed_task[!is_float] == NULL || cured_cpu_plain() || cured_cpu_gather_all()) return 0;
+    if (transposed_task[!is_float] == NULL || gather_forced()) return 0;
     const int64_t item = strided->item, rows = strided->ndim == 2 ? strided->shape[1] : 0;
     const int64_t fewest = is_float ? 32 : 16, most = is_float ? 1024 : 512 * TALL_MOST_BLOCKS;
     return strided->from[0] == item && rows >= fewest && rows <= most && (rows & (rows - 1)) == 0;
@@ -690,7 +693,7 @@ static int64_t in_place_step(cured_dtype dtype, cured_acc acc, const cured_strid
     const int which = dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32   ? 0
                       : dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64 ? 1
                                                                            : -1;
-    if (which < 0 || strided->ndim != 1 || cured_cpu_plain() || cured_cpu_gather_all()) return 0;
+    if (which < 0 || strided->ndim != 1 || gather_forced()) return 0;
     const int64_t step = strided->from[0], item = strided->item;
     const int read = step == -item ? READ_REVERSED : step == 2 * item ? READ_EVERY_OTHER : -1;
     if (read < 0) return 0;
