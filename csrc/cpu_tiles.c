@@ -669,15 +669,21 @@ DEFINE_TRANSPOSED_TASK(double, f64)
 /* Whether a test asked for every strided input to be gathered (the plain C chains gather too). */
 static int gather_forced(void) { return cured_cpu_plain() || cured_cpu_gather_all(); }
 
+/* 0 for float32 summed into float, 1 for float64 into double (the inputs read where they lie), else -1. */
+static int own_float_type(cured_dtype dtype, cured_acc acc) {
+    return dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32   ? 0
+           : dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64 ? 1
+                                                                : -1;
+}
+
 /* Whether `strided` is a transposed float matrix summed in its own type whose chains
  * transposed_chains_f32 or _f64 read where they lie: two dimensions, the first (a's columns) of
  * consecutive elements, the last (a's rows) a power of two from 32 to 1024 (float32) or from 16 to
  * 1024 (float64): a block's whole columns, or a column's two blocks (float64, 1024 rows). */
 static int transposed_in_place(cured_dtype dtype, cured_acc acc, const cured_strided *strided) {
     pthread_once(&fast_once, choose_fast);
-    const int is_float = dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32;
-    if (!is_float && !(dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64)) return 0;
-    if (transposed_task[!is_float] == NULL || gather_forced()) return 0;
+    const int which = own_float_type(dtype, acc), is_float = which == 0;
+    if (which < 0 || transposed_task[which] == NULL || gather_forced()) return 0;
     const int64_t item = strided->item, rows = strided->ndim == 2 ? strided->shape[1] : 0;
     const int64_t fewest = is_float ? 32 : 16, most = is_float ? 1024 : 512 * TALL_MOST_BLOCKS;
     return strided->from[0] == item && rows >= fewest && rows <= most && (rows & (rows - 1)) == 0;
@@ -690,9 +696,7 @@ static int transposed_in_place(cured_dtype dtype, cured_acc acc, const cured_str
  * float64 into double, with AVX2: in_place), else 0: it is gathered a range at a time. */
 static int64_t in_place_step(cured_dtype dtype, cured_acc acc, const cured_strided *strided) {
     pthread_once(&fast_once, choose_fast);
-    const int which = dtype == CURED_FLOAT32 && acc == CURED_ACC_FLOAT32   ? 0
-                      : dtype == CURED_FLOAT64 && acc == CURED_ACC_FLOAT64 ? 1
-                                                                           : -1;
+    const int which = own_float_type(dtype, acc);
     if (which < 0 || strided->ndim != 1 || gather_forced()) return 0;
     const int64_t step = strided->from[0], item = strided->item;
     const int read = step == -item ? READ_REVERSED : step == 2 * item ? READ_EVERY_OTHER : -1;
